@@ -53,7 +53,9 @@ def kb_read(repo: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[in
 
 
 @pytest.mark.parametrize("args,code,said", [
-    (["knowledge/crops/白菜.md"], 1, "kb: error: 本发布版本中没有这个文档：knowledge/crops/白菜.md\n"),
+    (["knowledge/crops/白菜.md"], 1, "kb: error: 仓库的知识目录中没有这个文档：knowledge/crops/白菜.md\n"),
+    (["knowledge/黄瓜.md"], 1, "kb: error: 仓库的知识目录中没有这个文档：knowledge/黄瓜.md；"
+     "仓库的其他文件夹中有这个文件名的文档：knowledge/crops/黄瓜.md。若所指的是其中一个，请按那个路径阅读和引用\n"),
     (["knowledge/crops/cabbage.md"], 1,
      "kb: error: no such document in the repository: knowledge/crops/cabbage.md\n"),
     (["knowledge/crops/黄瓜.md", "--lines", "900"], 2,

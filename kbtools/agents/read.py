@@ -215,7 +215,7 @@ class Knowledge:
         if found is None:
             raise KbError(f"no such document in the {self.where}: {shown_doc(doc)}"
                           + same_name_clause(withheld, self.where), key="no_document",
-                          values={"doc": shown_doc(doc),
+                          values={"doc": shown_doc(doc), "read_from": self.where,
                                   **({"named": ", ".join(withheld)} if withheld else {})})
         return found
 

@@ -33,6 +33,7 @@ ERRORS: dict[str, str] = {
     "or_dangling": "筛选条件 {where} 无效：{said_zh}。",
     "unknown_where_key": "没有“{key}”这个筛选项。",
     "no_document": "本发布版本中没有这个文档：{doc}",
+    "no_document.repository": "仓库的知识目录中没有这个文档：{doc}",  # `kb read` by an author
     "no_section": "文档 {doc} 中没有“{section}”这一节。",
     # a heading path naming several sections (`kbtools.agents.read.SEVERAL`)
     "several_sections": ("“{section}”在文档 {doc} 中对应 {count} 个章节，无法确定读哪一个：{options}"
@@ -102,6 +103,7 @@ MAX_ERROR_VALUE = 200  # the characters of a value an error's Chinese words show
 CLAUSES = {
     # no such document, but documents of its file name in other folders (`same_name_clause`)
     "named": "；本发布版本的其他文件夹中有这个文件名的文档：{named}。若所指的是其中一个，请按那个路径阅读和引用",
+    "named.repository": "；仓库的其他文件夹中有这个文件名的文档：{named}。若所指的是其中一个，请按那个路径阅读和引用",
     # a document's section found in other documents of the release read (`agents.moved`)
     "moved_in": "；其中的 {moved_in} 有“{moved_section}”这一节：可能已改名或移动，请在那里阅读，并按那个文档引用",
     # an earlier release the device keeps holds the document (`agents.asked.kept_holding`)
@@ -115,11 +117,15 @@ PAGE_CLAUSES = ("named",)  # those a page or /api says (the rest: `kb read`, MCP
 def error_zh(exc: KbError, clauses: Iterable[str] = PAGE_CLAUSES) -> str | None:
     """`exc` in Chinese (`ERRORS`), None when it has no Chinese words (or lacks a value its
     words name): the page shows its English message then. `clauses`: the `CLAUSES` its
-    values may add."""
-    words = ERRORS.get(exc.key or "")
+    values may add. Words and clauses keyed ``KEY.PLACE`` say it where its ``read_from``
+    value says it was looked for (``no_document.repository``: a repository's files, no
+    release; a page's and the API's errors come from a release)."""
+    where = exc.values.get("read_from")
+    words = ERRORS.get(f"{exc.key}.{where}") or ERRORS.get(exc.key or "")
     if words is None:
         return None
-    words += "".join(CLAUSES[name] for name in clauses if name in exc.values)
+    words += "".join(CLAUSES.get(f"{name}.{where}") or CLAUSES[name]
+                     for name in clauses if name in exc.values)
     try:
         return one_line(words.format(**{k: one_line(v, MAX_ERROR_VALUE)
                                         for k, v in exc.values.items()}))
