@@ -68,6 +68,15 @@ def kb_read(repo: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[in
     (["knowledge/crops/cucumber.md", "--heading", "9.9 Records"], 1,
      "kb: error: no section '9.9 Records' in knowledge/crops/cucumber.md (sections: 黄瓜霜霉病; "
      "黄瓜霜霉病 > 1. 发生条件; 黄瓜霜霉病 > 2. 防治)\n"),
+    (["knowledge/crops/黄瓜.md:8-9", "--heading", "防治"], 2,
+     "kb: error: “knowledge/crops/黄瓜.md:8-9”是一条引用或链接，本身已指明章节或行号：请只给出文档路径，"
+     "另用 heading_path 或 line_start/line_end 指明章节或行号；或者只给出这条引用或链接。\n"),
+    (["knowledge/crops/cucumber.md:8-9", "--lines", "1-2"], 2,
+     "kb: error: 'knowledge/crops/cucumber.md:8-9' is a citation, which names its section or "
+     "lines itself: give the document path alone with heading_path or line_start/line_end, or "
+     "the citation alone\n"),
+    (["knowledge/crops/黄瓜.md @ 3f2a9c1d0b7e", "--commit", "abcdef1"], 2,
+     "kb: error: 引用中指明的 commit 是 3f2a9c1d0b7e，而参数“commit”是 abcdef1：请只给出一个。\n"),
 ])
 def test_kb_read_refuses_in_the_askers_language(repo, monkeypatch, args, code, said):
     assert kb_read(repo, monkeypatch, *args) == (code, said)

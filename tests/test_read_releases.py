@@ -117,7 +117,7 @@ def test_a_citation_reads_the_release_it_came_from_while_the_device_keeps_it(dev
         assert read["citation"] == cited and read["release"]["tag"] == "kb-r1"
         assert read["served_release"]["tag"] == "kb-r2" and "release_gone" not in read
     assert got[5][0] == "ok" and got[5][1]["markdown"] == removed["markdown"]
-    assert got[6][0] == "error" and "give one" in got[6][1]
+    assert got[6][0] == "error" and "请只给出一个" in got[6][1]  # its heading path is Chinese
 
 
 def test_a_citation_of_a_pruned_release_reads_the_served_ones_heading_path(device,

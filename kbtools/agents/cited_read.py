@@ -86,7 +86,8 @@ def asked_release(doc: str, commit: Any, release: Any) -> tuple[str, str | None,
     for given, said, what in ((commit, said_commit, "commit"), (release, said_tag, "release")):
         if given and said and not (said.startswith(given) or given.startswith(said)):
             raise UsageError(f"the citation names {what} {said} and '{what}' is {given}: "
-                             "give one")
+                             "give one", key="release_disagrees",
+                             values={"what": what, "said": said, "given": given})
     return plain, commit or said_commit, release or said_tag
 
 

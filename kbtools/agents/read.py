@@ -417,7 +417,8 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
             raise UsageError(f"'{shown_doc(doc)}' is a {'link' if link else 'citation'}, which "
                              "names its section or lines itself: give the document path "
                              "alone with heading_path or line_start/line_end, or the "
-                             f"{'link' if link else 'citation'} alone")
+                             f"{'link' if link else 'citation'} alone", key="cited_and_section",
+                             values={"doc": shown_doc(doc)})
         doc = given.doc if given is not None else link[0] if link is not None else doc
     path = kn.resolve(doc)
     src = kn.read(path)

@@ -46,6 +46,10 @@ ERRORS: dict[str, str] = {
     "bad_line_range": "行号范围 {first}-{last} 无效：行号从 1 开始。",
     "line_range_long": "行号范围 {first}-{last} 超过 {limit} 行：请按章节标题阅读。",
     "section_and_lines": "请只给出标题路径或行号范围中的一个，不要同时给出。",
+    "cited_and_section": ("“{doc}”是一条引用或链接，本身已指明章节或行号：请只给出文档路径，另用 heading_path "
+                          "或 line_start/line_end 指明章节或行号；或者只给出这条引用或链接。"),
+    # the release after a citation and the one given as an argument differ (`cited_read`)
+    "release_disagrees": "引用中指明的 {what} 是 {said}，而参数“{what}”是 {given}：请只给出一个。",
     # a document MCP served before, gone from the release served now (`mcp_server.gone`)
     "doc_served_before": ("{path} 不在正在使用的发布版本（{now}）中：本服务之前使用的 {before} 中有它，"
                           "知识库更新后已不再包含它（已删除或改名）。请重新搜索正在使用的版本的内容，"
