@@ -153,6 +153,7 @@ LAYERS = [
     {"check", "query"},
     {"build"},
     {"ship"},
+    {"words"},
     {"earlier_hooks"},
     {"hookconfig"},
     {"agents", "scaffold"},

@@ -120,7 +120,7 @@ def test_document_paths_as_links_and_addresses_write_them(tmp_path):
     done, bad, (listed, unknown) = session(repo, scenario=scenario)
     # a citation's heading path sent as a list of one string (it named no heading "A > B")
     assert data(listed)["heading_path"] == ["霜霉病风险判定", "3. 防治措施"]
-    assert "no section 'Disease risk › 3. 防治措施'" in error_text(unknown)
+    assert "中没有“Disease risk › 3. 防治措施”这一节" in error_text(unknown)  # a Chinese path
     for name, (_, doc, heading) in reads.items():
         section = data(done[name])
         assert section["doc"] == doc, name

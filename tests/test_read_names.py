@@ -87,17 +87,18 @@ def test_read_finds_a_document_by_its_file_name_alone_and_names_several(built, t
     mcp = session(tmp_path, "--index", str(built / "dist"), "--no-log",
                   scenario=lambda c: calls(c, "read", [exact, *asks, gone], cited))
     assert mcp[0][0] == "ok" and all(got == mcp[0] for got in mcp[1:-1]), mcp
-    assert mcp[-1] == ("error", "no such document in the index: knowledge/Risk.md; the index "
-                       f"has a document of that file name in another folder: {RISK}; if one "
-                       "is meant, read and cite it by that path"), mcp
+    said_zh = ("本发布版本中没有这个文档：knowledge/Risk.md；本发布版本的其他文件夹中有这个文件名的"
+               f"文档：{RISK}。若所指的是其中一个，请按那个路径阅读和引用")
+    assert mcp[-1] == ("error", said_zh), mcp  # its heading path is Chinese: so is the asker
     gen = app_client(built / "dist")
     client = next(gen)
     try:  # /api/read refuses it alike, in Chinese for a Chinese caller
-        assert error_of(client.get("/api/read", params=gone), 404) == mcp[-1][1]
+        assert error_of(client.get("/api/read", params=gone), 404) == (
+            "no such document in the index: knowledge/Risk.md; the index has a document of "
+            f"that file name in another folder: {RISK}; if one is meant, read and cite it by "
+            "that path")
         zh = client.get("/api/read", params=gone, headers={"accept-language": "zh-CN"})
-        assert error_of(zh, 404) == (
-            "本发布版本中没有这个文档：knowledge/Risk.md；本发布版本的其他文件夹中有这个文件名的"
-            f"文档：{RISK}。若所指的是其中一个，请按那个路径阅读和引用"), zh.text
+        assert error_of(zh, 404) == said_zh, zh.text
     finally:
         gen.close()
     repo = committed_repo(tmp_path / "repo")
@@ -184,8 +185,8 @@ def test_a_path_typed_full_width_reads_its_document_and_is_judged_as_meant(built
     `．．／` and leading `／` are refused as the ASCII ones are: never a file outside."""
     names = ["knowledge／crops／risk．md", "ｋｎｏｗｌｅｄｇｅ/crops/ＲＩＳＫ．ＭＤ", "crops／risk.md",
              "risk．md"]
-    refused = {"．．／．．／etc/passwd.md": "'..' is not allowed",
-               "／etc/passwd.md": "absolute paths are not allowed"}
+    refused = {"．．／．．／etc/passwd.md": "文档路径中不允许出现“..”",  # its heading path is
+               "／etc/passwd.md": "不能使用绝对路径"}  # Chinese: so is the asker
     table = {"doc": names[0], "inputs": {"温度": 18, "相对湿度": 90}}
 
     async def scenario(c):

@@ -159,10 +159,12 @@ def test_kb_table_eval_reads_a_document_where_kb_read_reads_it(device, tmp_path,
     answer = json.loads(table.stdout)
     assert risk(answer) == "特高" and answer["release"]["tag"] == "kb-r2"
     assert risk(json.loads(own.stdout)) == "未定"
-    # each says on stderr that it answered from the index, not the edit
-    for said in (read.stderr, table.stderr):
-        assert f"kb: note: {EDITED} in this repository's work tree differs from the copy in " \
-            f"the index read ({dev}" in said and "`kb build` to read the edit" in said
+    # each says on stderr that it answered from the index, not the edit (`kb read` in
+    # Chinese, the words of the Chinese heading path it was given)
+    assert f"kb: note: {EDITED} in this repository's work tree differs from the copy in " \
+        f"the index read ({dev}" in table.stderr and "`kb build` to read the edit" in table.stderr
+    assert f"kb: note: 本仓库工作区中的 {EDITED} 与所读索引（{dev}" in read.stderr
+    assert "运行 `kb build` 后才能读到所做的修改" in read.stderr
     assert "work tree" not in own.stderr
     doc.write_text((dev / "current" / "data" / "source" / EDITED).read_text("utf-8"), "utf-8")
     again = CliRunner().invoke(main, ["table", "eval", "--json", cited, *pairs])
@@ -198,7 +200,8 @@ def test_kb_table_eval_reads_kb_toml_once(device, tmp_path, monkeypatch, index):
                  ["read", "--json", f"{EDITED} § {HEADING}"]):
         reads.clear()
         res = CliRunner().invoke(main, args)
-        assert res.exit_code == 0 and "to read the edit" in res.stderr, res.output
+        edit = "to read the edit" if args[0] == "table" else "才能读到所做的修改"
+        assert res.exit_code == 0 and edit in res.stderr, res.output
         assert reads == [repo / "kb.toml"], (args[0], reads)
     (tmp_path / "own.md").write_text(doc.read_text("utf-8"), "utf-8")  # a file of its own
     reads.clear()

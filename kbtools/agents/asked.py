@@ -51,6 +51,11 @@ def release_name(release: ReleaseInfo) -> str:
     return f"release {release.tag} ({commit})" if release.tag else f"the build of {commit}"
 
 
+def release_named(release: ReleaseInfo) -> str:
+    """A release as words of any language name it: its tag, else its commit (12 digits)."""
+    return release.tag or release.source_commit[:12]
+
+
 @dataclass(frozen=True)
 class Kept:
     """A release a device keeps: its tag, directory and source commit (a clone's release

@@ -33,6 +33,7 @@ from kbtools.agents.moved import moved
 from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.read import (
     SEVERAL,
+    SEVERAL_CITED,
     Knowledge,
     SectionText,
     open_knowledge,
@@ -42,6 +43,8 @@ from kbtools.config import Config, load_config
 from kbtools.errors import IndexLoadError, KbError, UsageError
 from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.ship.checkout import open_index
+from kbtools.words.error_words import said_to
+from kbtools.words.read_words import note
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,8 @@ def asked_release(doc: str, commit: Any, release: Any) -> tuple[str, str | None,
     for given, said, what in ((commit, said_commit, "commit"), (release, said_tag, "release")):
         if given and said and not (said.startswith(given) or given.startswith(said)):
             raise UsageError(f"the citation names {what} {said} and '{what}' is {given}: "
-                             "give one")
+                             "give one", key="release_disagrees",
+                             values={"what": what, "said": said, "given": given})
     return plain, commit or said_commit, release or said_tag
 
 
@@ -149,6 +153,19 @@ def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = N
     return _read_now(kn, plain, heading_path, line_start, line_end, at.gone)
 
 
+def read_asked(kn: Knowledge, doc: str, heading_path: str | list[str] | None = None,
+               line_start: int | None = None, line_end: int | None = None, *,
+               commit: Any = None, release: Any = None,
+               device: Path | None = None) -> CitedRead:
+    """`read_cited`, its refusal said in Chinese to a Chinese asker: the path, citation or
+    heading path typed holds Chinese (`said_to`); `kb read`'s (MCP `read` says it so too)."""
+    try:
+        return read_cited(kn, doc, heading_path, line_start, line_end, commit=commit,
+                          release=release, device=device)
+    except KbError as exc:
+        raise said_to(exc, (doc, heading_path)) from None
+
+
 def kept_elsewhere(exc: KbError, at: Opened, doc: str, device: Path | None) -> KbError:
     """`exc`, when it says document `doc` is not in the release served (no release asked
     for) and names no document holding its section there, with the earlier release this
@@ -198,7 +215,7 @@ def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,
     try:
         section = read_section(kn, path if given is not None else doc, heading or None)
     except KbError as exc:
-        if exc.key == SEVERAL:  # there, but more than once: not "no such text"
+        if exc.key in (SEVERAL, SEVERAL_CITED):  # there, but more than once: not "no such text"
             raise KbError(f"{gone}, and in {here} {exc.message}", key="release_gone",
                           values=exc.values) from None
         exc = moved(exc, kn, heading, here)
@@ -234,12 +251,14 @@ def knowledge_for(index: Path | None, cfg: Config | None = None) -> Knowledge:
         return open_knowledge(cfg=cfg)
 
 
-def edited_note(kn: Knowledge, rel: str, cfg: Config | None = None) -> str | None:
+def edited_note(kn: Knowledge, rel: str, cfg: Config | None = None,
+                chinese: bool = False) -> str | None:
     """One line when `kn` is an index and the repository around the current directory
     holds document `rel` with other bytes than the index's copy: an author who edited a
     document (a decision table's rule) and did not build reads the build, not the edit, as
     `kb read` and `kb table eval` read a document of the knowledge from the index first.
-    `cfg`: the repository's configuration when the caller has read it."""
+    `cfg`: the repository's configuration when the caller has read it; `chinese`: said in
+    Chinese (`words.read_words`)."""
     if kn.where != "index" or kn.idx is None:
         return None
     try:
@@ -252,5 +271,4 @@ def edited_note(kn: Knowledge, rel: str, cfg: Config | None = None) -> str | Non
             return None
     except OSError:
         return None
-    return (f"{rel} in this repository's work tree differs from the copy in the index read "
-            f"({kn.idx.root}): this answers from the index; `kb build` to read the edit")
+    return note("edited", chinese, doc=rel, index=kn.idx.root)

@@ -32,7 +32,7 @@ from typing import Any, cast
 
 from kbtools import __version__
 from kbtools.agents.arguments import filters, refuse_blank
-from kbtools.agents.asked import asked_search, release_name
+from kbtools.agents.asked import asked_search, release_name, release_named
 from kbtools.agents.calls import (
     asked_in_chinese,
     call_shape,
@@ -109,6 +109,7 @@ from kbtools.query.search import search as run_search
 from kbtools.schemas import categories
 from kbtools.ship.checkout import open_index, resolve_index_path
 from kbtools.ship.device import is_device_dir
+from kbtools.words.error_words import said_to
 
 log = logging.getLogger("kbtools.mcp")
 
@@ -236,7 +237,9 @@ class Context:
                        "the knowledge was updated since and no longer holds it (removed or "
                        "renamed). Search again for what the release served now says, and do "
                        "not cite the earlier text as current" + exc.values.get("moved", ""),
-                       key="no_document", values=exc.values)
+                       key="doc_served_before",
+                       values={**exc.values, "path": path, "now": release_named(now),
+                               "before": release_named(release)})
 
     def _close_retired(self) -> None:
         """Close the replaced releases no call runs on any more (under `_lock`)."""
@@ -312,8 +315,8 @@ def tool_read(ctx: Context, doc: str, heading_path: list[str] | str | None = Non
         read = read_cited(ctx.knowledge(), doc, heading_path, line_start, line_end,
                           commit=commit, release=release, device=ctx.device(),
                           opened=ctx.earlier)
-    except KbError as exc:
-        raise ctx.gone(exc, doc) from None
+    except KbError as exc:  # said in Chinese to a Chinese asker, as `kb read` says it
+        raise said_to(ctx.gone(exc, doc), (doc, heading_path)) from None
     out = read.to_dict()
     markdown = out.pop("markdown")
     out["notice"] = DATA_NOTICE

@@ -46,4 +46,5 @@ def moved(exc: KbError, kn: Knowledge, heading: str | list[str] | None, where: s
     clause = (f"; {where} has the section '{' > '.join(parts)}' in {named}: renamed or "
               "moved, perhaps; read it there and cite it as that document")
     return KbError(exc.message + clause, key=exc.key, path=exc.path, line=exc.line,
-                   values={**exc.values, "moved": clause})
+                   values={**exc.values, "moved": clause, "moved_in": named,
+                           "moved_section": " > ".join(parts)})

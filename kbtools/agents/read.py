@@ -68,6 +68,7 @@ from kbtools.ship.checkout import open_index
 MAX_CHARS = 12_000  # one read never returns more than this many characters
 MAX_LINES = 400  # nor a line range longer than this
 SEVERAL = "several_sections"  # KbError key: a heading path names several sections
+SEVERAL_CITED = "several_sections_cited"  # a citation's, none holding its lines
 
 
 def anchored_section(parsed: Any, src: SourceDoc, anchor: str,
@@ -101,7 +102,8 @@ def anchored_section(parsed: Any, src: SourceDoc, anchor: str,
     known = ", ".join("#" + slug for slug in github_slugs(titles)[:20])
     raise KbError(f"no heading of {src.rel} has the anchor '#{shown_doc(anchor.strip())}' "
                   f"(its anchors: {known or 'none'}); give the section as {section_arg}",
-                  key="no_section", values={"doc": src.rel, "section": shown_doc(anchor)})
+                  key="no_section", values={"doc": src.rel, "section": shown_doc(anchor),
+                                            "sections": known or "—"})
 
 
 @dataclass(frozen=True)
@@ -213,7 +215,7 @@ class Knowledge:
         if found is None:
             raise KbError(f"no such document in the {self.where}: {shown_doc(doc)}"
                           + same_name_clause(withheld, self.where), key="no_document",
-                          values={"doc": shown_doc(doc),
+                          values={"doc": shown_doc(doc), "read_from": self.where,
                                   **({"named": ", ".join(withheld)} if withheld else {})})
         return found
 
@@ -376,7 +378,8 @@ def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> A
     if not found:
         known = [" > ".join(s.heading_path) for s in doc.sections() if s.heading_path][:40]
         raise KbError(f"no section '{wanted}' in {doc.rel} (sections: {'; '.join(known)})",
-                      key="no_section", values={"doc": doc.rel, "section": wanted})
+                      key="no_section", values={"doc": doc.rel, "section": wanted,
+                                                "sections": "; ".join(known) or "—"})
     exact = [s for s in found if isinstance(heading_path, str) and len(parts) > 1
              and norm(s.heading_path[-1]) == norm(heading_path)]
     full = [s for s in found if path_matches(parts, seps, s.heading_path, whole=True)]
@@ -387,11 +390,21 @@ def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> A
     if len(set(paths)) == 1:  # no more of the heading path can tell them apart
         lines = "; ".join(f"lines {s.line_start}-{s.line_end}" for s in found[:10])
         raise KbError(f"'{wanted}' matches {len(found)} sections in {doc.rel} with the same "
-                      f"heading path '{paths[0]}'; read one by line range ({lines})", key=SEVERAL)
+                      f"heading path '{paths[0]}'; read one by line range ({lines})", key=SEVERAL,
+                      values=several(wanted, doc.rel, found[:10]))
     options = "; ".join(f"{p} (lines {s.line_start}-{s.line_end})" if paths.count(p) > 1 else p
                         for p, s in zip(paths[:10], found, strict=False))
     raise KbError(f"'{wanted}' matches {len(found)} sections in {doc.rel}; give more of the "
-                  f"heading path or read by line range ({options})", key=SEVERAL)
+                  f"heading path or read by line range ({options})", key=SEVERAL,
+                  values=several(wanted, doc.rel, found[:10]))
+
+
+def several(section: str, doc: str, found: Sequence[Any]) -> dict[str, str]:
+    """The values a `SEVERAL` error's words name (`words.error_words`): the sections
+    `found` by heading path and lines, in no language's words (``A > B (13-15)``)."""
+    return {"section": section, "doc": doc, "count": str(len(found)),
+            "options": "; ".join(f"{' > '.join(s.heading_path)} ({s.line_start}-{s.line_end})"
+                                 for s in found)}
 
 
 def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None = None,
@@ -404,7 +417,8 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
             raise UsageError(f"'{shown_doc(doc)}' is a {'link' if link else 'citation'}, which "
                              "names its section or lines itself: give the document path "
                              "alone with heading_path or line_start/line_end, or the "
-                             f"{'link' if link else 'citation'} alone")
+                             f"{'link' if link else 'citation'} alone", key="cited_and_section",
+                             values={"doc": shown_doc(doc)})
         doc = given.doc if given is not None else link[0] if link is not None else doc
     path = kn.resolve(doc)
     src = kn.read(path)
@@ -421,7 +435,8 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
     subsections: tuple[str, ...] = ()
     intro = False
     if wanted and (line_start is not None or line_end is not None):
-        raise UsageError("give either a heading path or a line range, not both")
+        raise UsageError("give either a heading path or a line range, not both",
+                         key="section_and_lines")
     if sec is not None or wanted:
         sec = sec or find_section(parsed, heading_path or wanted)
         a, b, hpath = sec.line_start, sec.line_end, sec.heading_path
@@ -436,12 +451,17 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
         if line_start is not None and line_end is not None and b < a:
             a, b = b, a  # written from its end (`5-2`): the same lines, as the field app reads it
         if a > last:
-            raise UsageError(f"line {a} is past the end of {src.rel} ({plural(last, 'line')})")
+            raise UsageError(f"line {a} is past the end of {src.rel} ({plural(last, 'line')})",
+                             key="line_past_end",
+                             values={"line": str(a), "doc": src.rel, "count": str(last)})
+        span = {"first": str(a), "last": str(b)}
         if a < 1 or b < a:
-            raise UsageError(f"bad line range {a}-{b}: lines are numbered from 1")
+            raise UsageError(f"bad line range {a}-{b}: lines are numbered from 1",
+                             key="bad_line_range", values=span)
         if b - a + 1 > MAX_LINES:
             raise UsageError(f"line range {a}-{b} is longer than {MAX_LINES} lines; read "
-                             "sections by heading instead")
+                             "sections by heading instead", key="line_range_long",
+                             values={**span, "limit": str(MAX_LINES)})
         b = min(b, last)
         hpath = None  # the sections the lines returned lie in (below)
     else:
@@ -493,7 +513,9 @@ def cited_section(parsed: Any, given: Cited) -> Any:
         spans = "; ".join(f"lines {s.line_start}-{s.line_end}" for s in named[:10])
         raise KbError(f"'{shown_doc(given.heading)}' names {len(named)} sections of {parsed.rel} "
                       f"({spans}), none holding lines {first}-{last}: it changed since it "
-                      "was cited; read one by line range, or search again", key=SEVERAL)
+                      "was cited; read one by line range, or search again", key=SEVERAL_CITED,
+                      values={**several(shown_doc(given.heading), parsed.rel, named[:10]),
+                              "lines": f"{first}-{last}"})
     return named[0] if len(named) == 1 else None
 
 

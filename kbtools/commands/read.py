@@ -13,11 +13,13 @@ from kbtools.agents.cited_read import (
     config_here,
     edited_note,
     knowledge_for,
-    read_cited,
+    read_asked,
 )
 from kbtools.commands.output import INDEX_DEFAULT, echo_json, json_option
 from kbtools.errors import UsageError
 from kbtools.ship.device import is_device_dir
+from kbtools.words.error_words import asks_chinese
+from kbtools.words.read_words import note
 
 
 def parse_lines(lines: str | None) -> tuple[int | None, int | None]:
@@ -64,10 +66,12 @@ def read(doc: str, heading: str | None, lines: str | None, commit: str | None,
     device = index if index is not None and is_device_dir(index) else None
     here = config_here() if index is None else None  # kb.toml read once
     kn = knowledge_for(index, here)
-    result = read_cited(kn, doc, heading, first, last, commit=commit, release=release,
+    result = read_asked(kn, doc, heading, first, last, commit=commit, release=release,
                         device=device)
+    chinese = asks_chinese((doc, heading))  # its notes in the asker's language
     # (an earlier release read, `served`, differs from the work tree anyway)
-    edited = edited_note(kn, result.section.doc, here) if result.served is None else None
+    edited = edited_note(kn, result.section.doc, here, chinese) if result.served is None \
+        else None
     if edited:
         click.echo(f"kb: note: {edited}", err=True)
     if as_json:
@@ -77,11 +81,12 @@ def read(doc: str, heading: str | None, lines: str | None, commit: str | None,
         click.echo(f"kb: note: {result.gone}", err=True)
     if result.note:
         click.echo(f"kb: note: {result.note}", err=True)
-    click.echo(format_read(result))
+    click.echo(format_read(result, chinese))
 
 
-def format_read(result: CitedRead) -> str:
-    """The citation and the release, what is unverified and why, then the Markdown."""
+def format_read(result: CitedRead, chinese: bool = False) -> str:
+    """The citation and the release, what is unverified and why, then the Markdown; its
+    notes in Chinese when `chinese`."""
     s = result.section
     rel = result.release
     origin = (f"release {rel.tag} @ {rel.commit_text()}" if rel and rel.tag else
@@ -89,11 +94,12 @@ def format_read(result: CitedRead) -> str:
     head = [f"{s.citation()}  [{origin}]"]
     if result.served is not None and result.served != rel:
         tag = result.served.tag or result.served.source_commit[:12]
-        head.append(f"(an earlier release than the one served now, {tag})")
+        head.append(note("earlier", chinese, tag=tag))
     if not s.verified:
-        head.append(f"unverified: {s.reason}" if s.reason else "unverified")
+        head.append(note("unverified_why", chinese, reason=s.reason) if s.reason else
+                    note("unverified", chinese))
     if s.truncated:
-        head.append(f"(truncated: read on from line {s.line_end + 1})")
-    tail = (f"\n\n(its subsections, not read here: {'; '.join(s.subsections)})"
+        head.append(note("truncated", chinese, line=s.line_end + 1))
+    tail = ("\n\n" + note("subsections", chinese, names="; ".join(s.subsections))
             if s.intro and s.subsections else "")
     return "\n".join(head) + "\n\n" + s.markdown + tail
