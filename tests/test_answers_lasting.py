@@ -1,0 +1,54 @@
+"""How long a value held, said with it (``humidity 90% over 3 days``, 湿度90%持续3天,
+湿度90%3天): a length of that quantity, no bound and no value of another thing's days; and a
+value whose unit only one column takes (36小时 of 时长(小时)) fills that column (issues 17,
+5; session 49)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbtools.decision import build_table
+from kbtools.query.inputs import read_inputs
+
+RAIN_EN = build_table(["Humidity (%)", "Rain days", "Action"],
+                      [[">=85", ">=3", "spray"], [">=85", "<3", "watch"], ["<85", "*", "none"]],
+                      decision="inputs=Humidity (%),Rain days; outputs=Action")
+RAIN_ZH = build_table(["湿度(%)", "降雨天数(天)", "措施"],
+                      [[">=85", ">=3", "喷药"], [">=85", "<3", "观察"], ["<85", "*", "无"]],
+                      decision="inputs=湿度(%),降雨天数(天); outputs=措施")
+WET_EN = build_table(["Humidity (%)", "Humidity duration (days)", "Action"],
+                     [[">=85", ">=3", "spray"], [">=85", "<3", "watch"], ["<85", "*", "none"]],
+                     decision="inputs=Humidity (%),Humidity duration (days); outputs=Action")
+WET_ZH = build_table(["湿度(%)", "高湿持续天数(天)", "措施"],
+                     [[">=85", ">=3", "喷药"], [">=85", "<3", "观察"], ["<85", "*", "无"]],
+                     decision="inputs=湿度(%),高湿持续天数(天); outputs=措施")
+
+
+@pytest.mark.parametrize(("table", "question", "days"), [
+    # ``over`` between a value and a duration: how long the value held, as ``for`` says
+    (WET_EN, "humidity 90% over 3 days", "3"),
+    (WET_EN, "Relative humidity 90% over 4 days", "4"),
+    (WET_EN, "humidity 90% for 3 days", "3"),
+    (WET_EN, "humidity 90% in the last 3 days", "3"),
+    # a bound on how long: ``for over``, ``more than``, 以上, 超过
+    (WET_EN, "humidity 90% for over 3 days", "over 3 days"),
+    (WET_EN, "humidity 90% for more than 3 days", "more than 3 days"),
+    (WET_ZH, "湿度90%持续3天", "3"),
+    (WET_ZH, "湿度90%持续超过3天", "超过3天"),
+    # no value before it: ``rain over 3 days`` bounds the rain's days
+    (RAIN_EN, "humidity 90%, rain over 3 days", "over 3 days"),
+])
+def test_over_between_a_value_and_a_duration_is_how_long_it_held(table, question, days):
+    """``humidity 90% over 3 days`` read ``over`` as a bound (more than 3 days) where it
+    says how long the 90% held (v49b): a duration after a value with only ``over`` between
+    is that length; ``over`` before a quantity (``over 30 C``) or after a word of lasting
+    (``for over 3 days``) still bounds."""
+    assert table is not None
+    given = read_inputs(question, table)
+    assert given.values.get(table.header[1]) == days, (question, given.values)
+    assert given.values.get(table.header[0]) == "90"
+
+
+def test_over_before_another_quantity_still_bounds():
+    assert WET_EN is not None
+    assert read_inputs("humidity 90% over 30 C", WET_EN).unused == ("over 30 C",)
