@@ -52,3 +52,23 @@ def test_over_between_a_value_and_a_duration_is_how_long_it_held(table, question
 def test_over_before_another_quantity_still_bounds():
     assert WET_EN is not None
     assert read_inputs("humidity 90% over 30 C", WET_EN).unused == ("over 30 C",)
+
+
+@pytest.mark.parametrize(("table", "question", "days", "unused"), [
+    # glued to the value, no linking word: how long it held, as 持续 says it
+    (RAIN_ZH, "湿度90%3天", None, ("3天",)),
+    (RAIN_ZH, "湿度90%3天，温度20度", None, ("3天", "温度20度")),
+    (WET_ZH, "湿度90%3天", "3", ()),
+    (WET_ZH, "湿度90%，持续3天", "3", ()),
+    # set apart by a space or a mark, or a name of its own: the rain's days
+    (RAIN_ZH, "湿度90% 3天", "3", ()),
+    (RAIN_ZH, "湿度90%，3天", "3", ()),
+    (RAIN_ZH, "湿度90%降雨3天", "3", ()),
+])
+def test_a_duration_glued_to_a_value_is_said_of_that_value(table, question, days, unused):
+    """湿度90%3天 gave its 3 days to the rain-days column though, glued to the 90%, they say
+    how long the humidity held (v49b), as 湿度90%持续3天 does."""
+    assert table is not None
+    given = read_inputs(question, table)
+    assert (given.values.get(table.header[1]), given.unused) == (days, unused), question
+    assert given.values.get(table.header[0]) == "90"

@@ -25,6 +25,7 @@ from kbtools.decision.given import in_scale, read_given
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.query.fillers import strip_fillers
 from kbtools.query.mentions import NAME_GAP_LATIN
+from kbtools.query.number_spans import STOP_MARKS
 from kbtools.query.ranges import with_ranges
 from kbtools.query.value_units import DURATIONS
 from kbtools.query.values import STOP_GAP, Number, numbers
@@ -99,13 +100,16 @@ LASTED = tuple(sorted(("over", "for", "during", "across", "throughout", "lasting
 def lasted_by(text: str, found: Sequence[Number], n: int) -> str:
     """The word naming the quantity whose value right before duration `found[n]` lasted it
     (humidity of ``humidity 90% over 3 days``, 湿度 of 湿度90%持续3天): only words of
-    `LASTED` between the two; "" for any other number, or a duration with a name of its
-    own (湿度90%，连续降雨3天: the rain's days)."""
+    `LASTED` between the two, or none with the duration glued to the value (湿度90%3天, as
+    湿度90%持续3天 says it); "" for any other number, or a duration with a name of its own
+    (湿度90%，连续降雨3天: the rain's days), or set apart by a space or a mark alone
+    (温度20 湿度90 3天)."""
     x = found[n]
     before = found[n - 1] if n and x.unit in DURATIONS else None
     if before is None or not before.word or before.unit in DURATIONS:
         return ""
-    rest, linked = text[before.after:x.start].strip(" ,，"), False
+    rest = text[before.after:x.start].strip(" ,，")
+    linked = before.after == x.start and text[x.start - 1:x.start] not in (" ", *STOP_MARKS)
     while rest:
         word = next((w for w in LASTED if rest.startswith(w) and (
             not w.isascii() or rest[len(w):len(w) + 1] in ("", " "))), None)
