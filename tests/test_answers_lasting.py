@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kbtools.decision import build_table
+from kbtools.query.answers import evaluate_inputs, said_of_other_note
 from kbtools.query.inputs import read_inputs
 
 RAIN_EN = build_table(["Humidity (%)", "Rain days", "Action"],
@@ -56,8 +57,8 @@ def test_over_before_another_quantity_still_bounds():
 
 @pytest.mark.parametrize(("table", "question", "days", "unused"), [
     # glued to the value, no linking word: how long it held, as 持续 says it
-    (RAIN_ZH, "湿度90%3天", None, ("3天",)),
-    (RAIN_ZH, "湿度90%3天，温度20度", None, ("3天", "温度20度")),
+    (RAIN_ZH, "湿度90%3天", None, ()),
+    (RAIN_ZH, "湿度90%3天，温度20度", None, ("温度20度",)),
     (WET_ZH, "湿度90%3天", "3", ()),
     (WET_ZH, "湿度90%，持续3天", "3", ()),
     # set apart by a space or a mark, or a name of its own: the rain's days
@@ -72,3 +73,23 @@ def test_a_duration_glued_to_a_value_is_said_of_that_value(table, question, days
     given = read_inputs(question, table)
     assert (given.values.get(table.header[1]), given.unused) == (days, unused), question
     assert given.values.get(table.header[0]) == "90"
+
+
+@pytest.mark.parametrize(("table", "question", "note"), [
+    (RAIN_EN, "humidity 90% over 3 days", "(3 days is said of humidity, not of Rain days)"),
+    (RAIN_EN, "humidity 90 under 3 days", "(under 3 days is said of humidity, not of Rain days)"),
+    (RAIN_ZH, "湿度90%，已经连续3天", "（3天说的是湿度，不是降雨天数(天)）"),
+    (RAIN_ZH, "湿度90%3天", "（3天说的是湿度，不是降雨天数(天)）"),
+])
+def test_the_answer_says_whose_duration_was_kept_from_a_days_column(table, question, note):
+    """A duration said of the humidity, kept from the rain-days column, was said not used
+    because "the table has no such input", though it has a days column (v49b): the answer
+    says whose duration it is, as for 油温80度 on a 温度 column (`Inputs.others`)."""
+    assert table is not None
+    given = read_inputs(question, table)
+    chinese = not question.isascii()
+    notes = {k: said_of_other_note(k, given.typed.get(v, v), n, chinese=chinese)
+             for k, (v, n) in given.others.items()}
+    ev = evaluate_inputs("d.md", 1, table, given.values, {}, {}, notes,
+                         lang="zh" if chinese else "en", typed=given.typed)
+    assert note in ev.message and given.unused == (), (ev.message, given.unused)

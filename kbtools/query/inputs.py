@@ -335,7 +335,9 @@ def read_inputs(question: str, table: DecisionTable,
                 continue
             lasting = lasted_by(text, found_numbers, n)  # ``humidity 90% over 3 days``
             if lasting and not names_lasting(compact(table.header[i]), lasting):
-                continue  # how long the humidity lasted: no rain days, said not used
+                # how long the humidity lasted: no rain days, said so (of the humidity)
+                said.setdefault(table.header[i], (_said(x), lasting))
+                continue
             # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
             # column or not (``4 days of wind``, ``has 30 hours of downtime``), unless a
             # Chinese word before it names the column (用了2100小时的油: the oil's use)
