@@ -93,3 +93,26 @@ def test_the_answer_says_whose_duration_was_kept_from_a_days_column(table, quest
     ev = evaluate_inputs("d.md", 1, table, given.values, {}, {}, notes,
                          lang="zh" if chinese else "en", typed=given.typed)
     assert note in ev.message and given.unused == (), (ev.message, given.unused)
+
+
+SPRAY = build_table(["时长(小时)", "打药次数", "措施"],
+                    [[">=24", ">=3", "停药"], [">=24", "<3", "续药"], ["<24", "*", "观察"]],
+                    decision="inputs=时长(小时),打药次数; outputs=措施")
+
+
+@pytest.mark.parametrize(("question", "values", "unused"), [
+    ("36小时 打药3次", {"时长(小时)": "36", "打药次数": "3"}, ()),
+    ("36小时打药3次", {"时长(小时)": "36", "打药次数": "3"}, ()),
+    ("打药3次 36小时", {"时长(小时)": "36", "打药次数": "3"}, ()),
+    ("36个小时，打药三次", {"时长(小时)": "36", "打药次数": "3"}, ()),
+    # an object the hours count, said after them, is still no value of the column
+    ("刮了36小时风 打药3次", {"打药次数": "3"}, ("刮了36小时",)),
+])
+def test_a_duration_before_the_next_values_name_fills_the_one_column_of_its_unit(
+        question, values, unused):
+    """36小时 打药3次 left 36 hours unused though only 时长(小时) takes hours (v49b): 打药,
+    the name of the 3 after it, was read as what the hours counted (as 雨 of 下了4天雨), and
+    names no hours column."""
+    assert SPRAY is not None
+    given = read_inputs(question, SPRAY)
+    assert (given.values, given.unused) == (values, unused), question

@@ -119,6 +119,17 @@ def lasted_by(text: str, found: Sequence[Number], n: int) -> str:
     return before.word if linked else ""
 
 
+def names_next(text: str, found: Sequence[Number], n: int) -> bool:
+    """Whether the words right after number `n` of `found` and its unit (in the compacted
+    question `text`) are those naming the number after it, filler words aside (打药 of
+    36小时 打药3次): the next value's name, no object the duration counts (雨 of 下了4天雨).
+    Chinese only: an English duration's object follows ``of`` (``4 days of wind``)."""
+    if n + 1 >= len(found) or not found[n + 1].word or found[n + 1].word.isascii():
+        return False
+    gap, word = text[found[n].after:found[n + 1].start].strip(" "), found[n + 1].word
+    return gap.endswith(word) and not strip_fillers(gap[:-len(word)])
+
+
 def names_lasting(header: str, word: str) -> bool:
     """Whether a column's `header` (compacted) names how long the quantity `word` names lasted
     (湿度持续天数 of 湿度, ``humidity duration (days)`` of ``relative humidity``, 高温天数 of
