@@ -31,6 +31,8 @@ WET_ZH = build_table(["湿度(%)", "高湿持续天数(天)", "措施"],
     (WET_EN, "Relative humidity 90% over 4 days", "4"),
     (WET_EN, "humidity 90% for 3 days", "3"),
     (WET_EN, "humidity 90% in the last 3 days", "3"),
+    (WET_EN, "humidity 90% over the past 3 days", "3"),
+    (WET_EN, "humidity 90% over the last 3 days", "3"),
     # a bound on how long: ``for over``, ``more than``, 以上, 超过
     (WET_EN, "humidity 90% for over 3 days", "over 3 days"),
     (WET_EN, "humidity 90% for more than 3 days", "more than 3 days"),

@@ -103,8 +103,10 @@ _EN_BOUND_BEFORE = re.compile(
 _EN_BOUND_AFTER = re.compile(
     r"(?:or (?:more|less|above|below|higher|lower|over|under|greater|fewer)|"
     r"and (?:up|above|over|higher|more|rising|falling)|plus|-?odd|max|maximum|min|minimum|"
-    # (a bare ``over`` before a number bounds that one: the 90% of ``90% over 3 days`` is exact)
-    r"at (?:most|least)|tops|(?:below|above|under|over)(?! ?-?\d)|" + _words(WORD_SUFFIXES) +
+    # (a bare ``over`` before a number bounds that one: the 90% of ``90% over 3 days`` is exact;
+    # ``over the past 3 days`` says how long it held)
+    r"at (?:most|least)|tops|(?:below|above|under)(?! ?-?\d)|over(?! ?-?\d| the (?:past|last) )|"
+    + _words(WORD_SUFFIXES) +
     r")(?![a-z])")
 # what a duration counts (``4 days of heavy rain``), before a bound after it (``or more``)
 _EN_OBJECT = re.compile(r"of(?: (?!or |and |at |plus )[a-z]+){1,3} ")
