@@ -23,7 +23,7 @@ from kbtools.decision.column_units import (
 )
 from kbtools.decision.given import in_scale, read_given
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
-from kbtools.query.fillers import strip_fillers
+from kbtools.query.fillers import drop_fillers, strip_fillers
 from kbtools.query.mentions import NAME_GAP_LATIN
 from kbtools.query.number_spans import STOP_MARKS
 from kbtools.query.ranges import with_ranges
@@ -122,11 +122,12 @@ def lasted_by(text: str, found: Sequence[Number], n: int) -> str:
 def names_next(text: str, found: Sequence[Number], n: int) -> bool:
     """Whether the words right after number `n` of `found` and its unit (in the compacted
     question `text`) are those naming the number after it, filler words aside (打药 of
-    36小时 打药3次): the next value's name, no object the duration counts (雨 of 下了4天雨).
-    Chinese only: an English duration's object follows ``of`` (``4 days of wind``)."""
+    36小时 打药3次, 喷了 of 36小时 喷了3次药): the next value's name or verb, no object the
+    duration counts (雨 of 下了4天雨). Chinese only: an English duration's object follows
+    ``of`` (``4 days of wind``)."""
     if n + 1 >= len(found) or not found[n + 1].word or found[n + 1].word.isascii():
         return False
-    gap, word = text[found[n].after:found[n + 1].start].strip(" "), found[n + 1].word
+    gap, word = drop_fillers(text[found[n].after:found[n + 1].start].strip(" ")), found[n + 1].word
     return gap.endswith(word) and not strip_fillers(gap[:-len(word)])
 
 
