@@ -63,6 +63,9 @@ def test_over_before_another_quantity_still_bounds():
     (RAIN_ZH, "湿度90%3天，温度20度", None, ("温度20度",)),
     (WET_ZH, "湿度90%3天", "3", ()),
     (WET_ZH, "湿度90%，持续3天", "3", ()),
+    # 有: how long it has been so (湿度90%有3天了)
+    (RAIN_ZH, "湿度90%有3天了", None, ()),
+    (WET_ZH, "湿度90%已经有3天了", "3", ()),
     # set apart by a space or a mark, or a name of its own: the rain's days
     (RAIN_ZH, "湿度90% 3天", "3", ()),
     (RAIN_ZH, "湿度90%，3天", "3", ()),

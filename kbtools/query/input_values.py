@@ -88,12 +88,13 @@ def exactly_in(value: str, unit: str | None) -> str:
 
 
 # the words between a value and a duration that say the value lasted it (``humidity 90%
-# over 3 days``, ``for the past 3 days``, 湿度90%持续3天, 已经连续3天), and the bounds on how
-# long (``for more than 3 days``, ``under 3 days``, 持续超过3天)
+# over 3 days``, ``for the past 3 days``, 湿度90%持续3天, 已经连续3天, 湿度90%有3天了), and the
+# bounds on how long (``for more than 3 days``, ``under 3 days``, 持续超过3天)
 LASTED = tuple(sorted(("over", "for", "during", "across", "throughout", "lasting", "in", "the",
                        "past", "last", "straight", "under", "more", "less", "than", "at",
                        "least", "most", "about", "nearly", "almost", "持续", "连续", "已经", "已",
-                       "长达", "达", "维持", "保持", "了", "近", "超过", "不到", "不少于", "至少"),
+                       "长达", "达", "维持", "保持", "了", "近", "超过", "不到", "不少于", "至少",
+                       "有", "已有"),
                       key=len, reverse=True))
 
 
