@@ -93,11 +93,11 @@ RAIN = build_table(["Temperature (°C)", "Humidity (%)", "Rain days", "Risk"],
 
 @pytest.mark.parametrize(("question", "values", "unused"), [
     # ``over`` before a number bounds that number, not the one before it (90% was dropped);
-    # the days the humidity lasted are no rain days: said not used (v49)
+    # the days the humidity lasted are no rain days: said so, of the humidity (v49, v49b)
     ("humidity 90% over 3 days, temperature 22",
-     {"Humidity (%)": "90", "Temperature (°C)": "22"}, ("over 3 days",)),
+     {"Humidity (%)": "90", "Temperature (°C)": "22"}, ()),
     ("humidity 90 under 3 days, temperature 22",
-     {"Humidity (%)": "90", "Temperature (°C)": "22"}, ("under 3 days",)),
+     {"Humidity (%)": "90", "Temperature (°C)": "22"}, ()),
     ("humidity 90%, rain over 3 days, temperature 22",
      {"Humidity (%)": "90", "Rain days": "over 3 days", "Temperature (°C)": "22"}, ()),
     # … and after it, with no number next, still bounds it: no exact value

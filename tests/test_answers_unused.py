@@ -156,22 +156,25 @@ WET_ZH = build_table(["湿度(%)", "高湿持续天数(天)", "措施"],
                      decision="inputs=湿度(%),高湿持续天数(天); outputs=措施")
 
 
-@pytest.mark.parametrize(("table", "question", "days", "unused"), [
-    (RAIN_EN, "humidity 90% over 3 days", None, ("over 3 days",)),
-    (RAIN_EN, "humidity has been 90% for the past 3 days", None, ("for the past 3 days",)),
-    (RAIN_ZH, "湿度90%，已经连续3天", None, ("已经连续3天",)),
+@pytest.mark.parametrize(("table", "question", "days", "of"), [
+    (RAIN_EN, "humidity 90% over 3 days", None, "humidity"),
+    (RAIN_EN, "humidity has been 90% for the past 3 days", None, "humidity"),
+    (RAIN_ZH, "湿度90%，已经连续3天", None, "湿度"),
     # the duration's own name, or the column's name the quantity's duration: it fills
-    (RAIN_EN, "humidity 90%, rain for 3 days", "3", ()),
-    (RAIN_ZH, "湿度90%，连续降雨3天", "3", ()),
-    (WET_EN, "relative humidity 90% for 3 days", "3", ()),
-    (WET_ZH, "湿度90%持续3天", "3", ()),
+    (RAIN_EN, "humidity 90%, rain for 3 days", "3", None),
+    (RAIN_ZH, "湿度90%，连续降雨3天", "3", None),
+    (WET_EN, "relative humidity 90% for 3 days", "3", None),
+    (WET_ZH, "湿度90%持续3天", "3", None),
 ])
 def test_a_duration_said_of_another_quantity_fills_no_column_of_another_thing(
-        table, question, days, unused):
+        table, question, days, of):
     """``humidity 90% over 3 days`` gave its 3 days to the table's only days column, rain
-    days, though they were said of the humidity (v49): such a duration is said not used,
-    unless the column's name is that quantity's duration."""
+    days, though they were said of the humidity (v49): such a duration fills no column,
+    unless the column's name is that quantity's duration; the answer says whose they are
+    (``3 days is said of humidity, not of Rain days``: `Inputs.others`, v49b), not that the
+    table has no such input."""
     assert table is not None
     given = read_inputs(question, table)
-    assert (given.values.get(table.header[1]), given.unused) == (days, unused), question
+    assert (given.values.get(table.header[1]), given.unused) == (days, ()), question
     assert given.values.get(table.header[0]) == "90"
+    assert given.others.get(table.header[1], ("", None))[1] == of, given.others

@@ -23,8 +23,9 @@ from kbtools.decision.column_units import (
 )
 from kbtools.decision.given import in_scale, read_given
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
-from kbtools.query.fillers import strip_fillers
+from kbtools.query.fillers import drop_fillers, strip_fillers
 from kbtools.query.mentions import NAME_GAP_LATIN
+from kbtools.query.number_spans import STOP_MARKS
 from kbtools.query.ranges import with_ranges
 from kbtools.query.value_units import DURATIONS
 from kbtools.query.values import STOP_GAP, Number, numbers
@@ -87,25 +88,29 @@ def exactly_in(value: str, unit: str | None) -> str:
 
 
 # the words between a value and a duration that say the value lasted it (``humidity 90%
-# over 3 days``, ``for the past 3 days``, 湿度90%持续3天, 已经连续3天), and the bounds on how
-# long (``for more than 3 days``, ``under 3 days``, 持续超过3天)
+# over 3 days``, ``for the past 3 days``, 湿度90%持续3天, 已经连续3天, 湿度90%有3天了), and the
+# bounds on how long (``for more than 3 days``, ``under 3 days``, 持续超过3天)
 LASTED = tuple(sorted(("over", "for", "during", "across", "throughout", "lasting", "in", "the",
                        "past", "last", "straight", "under", "more", "less", "than", "at",
                        "least", "most", "about", "nearly", "almost", "持续", "连续", "已经", "已",
-                       "长达", "达", "维持", "保持", "了", "近", "超过", "不到", "不少于", "至少"),
+                       "长达", "达", "维持", "保持", "了", "近", "超过", "不到", "不少于", "至少",
+                       "有", "已有"),
                       key=len, reverse=True))
 
 
 def lasted_by(text: str, found: Sequence[Number], n: int) -> str:
     """The word naming the quantity whose value right before duration `found[n]` lasted it
     (humidity of ``humidity 90% over 3 days``, 湿度 of 湿度90%持续3天): only words of
-    `LASTED` between the two; "" for any other number, or a duration with a name of its
-    own (湿度90%，连续降雨3天: the rain's days)."""
+    `LASTED` between the two, or none with the duration glued to the value (湿度90%3天, as
+    湿度90%持续3天 says it); "" for any other number, or a duration with a name of its own
+    (湿度90%，连续降雨3天: the rain's days), or set apart by a space or a mark alone
+    (温度20 湿度90 3天)."""
     x = found[n]
     before = found[n - 1] if n and x.unit in DURATIONS else None
     if before is None or not before.word or before.unit in DURATIONS:
         return ""
-    rest, linked = text[before.after:x.start].strip(" ,，"), False
+    rest = text[before.after:x.start].strip(" ,，")
+    linked = before.after == x.start and text[x.start - 1:x.start] not in (" ", *STOP_MARKS)
     while rest:
         word = next((w for w in LASTED if rest.startswith(w) and (
             not w.isascii() or rest[len(w):len(w) + 1] in ("", " "))), None)
@@ -113,6 +118,18 @@ def lasted_by(text: str, found: Sequence[Number], n: int) -> str:
             return ""
         rest, linked = rest[len(word):].lstrip(" "), True
     return before.word if linked else ""
+
+
+def names_next(text: str, found: Sequence[Number], n: int) -> bool:
+    """Whether the words right after number `n` of `found` and its unit (in the compacted
+    question `text`) are those naming the number after it, filler words aside (打药 of
+    36小时 打药3次, 喷了 of 36小时 喷了3次药): the next value's name or verb, no object the
+    duration counts (雨 of 下了4天雨). Chinese only: an English duration's object follows
+    ``of`` (``4 days of wind``)."""
+    if n + 1 >= len(found) or not found[n + 1].word or found[n + 1].word.isascii():
+        return False
+    gap, word = drop_fillers(text[found[n].after:found[n + 1].start].strip(" ")), found[n + 1].word
+    return gap.endswith(word) and not strip_fillers(gap[:-len(word)])
 
 
 def names_lasting(header: str, word: str) -> bool:

@@ -46,6 +46,7 @@ from kbtools.query.input_values import (
     lasted_by,
     listed_with,
     names_lasting,
+    names_next,
     one_per_range,
     said_twice,
     time_given,
@@ -335,12 +336,16 @@ def read_inputs(question: str, table: DecisionTable,
                 continue
             lasting = lasted_by(text, found_numbers, n)  # ``humidity 90% over 3 days``
             if lasting and not names_lasting(compact(table.header[i]), lasting):
-                continue  # how long the humidity lasted: no rain days, said not used
+                # how long the humidity lasted: no rain days, said so (of the humidity)
+                said.setdefault(table.header[i], (_said(x), lasting))
+                continue
             # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
             # column or not (``4 days of wind``, ``has 30 hours of downtime``), unless a
             # Chinese word before it names the column (用了2100小时的油: the oil's use)
             counts = object_names(text, x.after, key_text(table.header[i]), names[i],
                                   synonyms) if x.unit in DURATIONS else None
+            if counts is False and names_next(text, found_numbers, n):
+                counts = None  # 36小时 打药3次: 打药 names the 3, it counts no hours
             word = unnamed_output(x.word, table, subject)
             used = "" if counts or x.unit not in DURATIONS else \
                 use_of_other(word, table.header[i], synonyms)

@@ -25,6 +25,7 @@ the numbers are and their values, `kbtools.query.number_spans`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kbtools.decision.numerals import magnified_numbers
@@ -102,8 +103,10 @@ _EN_BOUND_BEFORE = re.compile(
 _EN_BOUND_AFTER = re.compile(
     r"(?:or (?:more|less|above|below|higher|lower|over|under|greater|fewer)|"
     r"and (?:up|above|over|higher|more|rising|falling)|plus|-?odd|max|maximum|min|minimum|"
-    # (a bare ``over`` before a number bounds that one: the 90% of ``90% over 3 days`` is exact)
-    r"at (?:most|least)|tops|(?:below|above|under|over)(?! ?-?\d)|" + _words(WORD_SUFFIXES) +
+    # (a bare ``over`` before a number bounds that one: the 90% of ``90% over 3 days`` is exact;
+    # ``over the past 3 days`` says how long it held)
+    r"at (?:most|least)|tops|(?:below|above|under)(?! ?-?\d)|over(?! ?-?\d| the (?:past|last) )|"
+    + _words(WORD_SUFFIXES) +
     r")(?![a-z])")
 # what a duration counts (``4 days of heavy rain``), before a bound after it (``or more``)
 _EN_OBJECT = re.compile(r"of(?: (?!or |and |at |plus )[a-z]+){1,3} ")
@@ -244,7 +247,9 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                      or (before[-1:] == " " and before[-2:-1].isdigit() and  # not the
                          bool(out) and out[-1].end == start - 1  # code's: hx-260 2100
                          and bool(_GROUP_AHEAD.match(text, start - 1)))  # (3 85: two)
-                     or _EN_BOUND_BEFORE.search(longer) or _EN_BOUND_AFTER.match(clause)
+                     or _EN_BOUND_BEFORE.search(longer) and not (
+                         unit in DURATIONS and _over_a_span(text, out, start))
+                     or _EN_BOUND_AFTER.match(clause)
                      or unit in DURATIONS and _object_bound(text[end + skip:end + skip + 48])
                      or _EN_NEGATED.match(clause))
         if suffix == known and len(cased) == len(text) and \
@@ -291,6 +296,15 @@ def numbers(text: str, cased: str = "") -> list[Number]:
             out[n], out[n + 1] = (replace(out[n], exact=False, listed=True),
                                   replace(out[n + 1], exact=False, listed=True))
     return out
+
+
+def _over_a_span(text: str, out: Sequence[Number], start: int) -> bool:
+    """Whether the duration starting at `start` of `text` follows the value before it (the
+    last of `out`, read so far) with only ``over`` between them: the length of time that
+    value held (``humidity 90% over 3 days``), as ``for 3 days`` says it, no bound. A bare
+    ``over`` before a duration said alone (``rain over 3 days``, ``for over 3 days``) or
+    before another quantity (``over 30 c``) bounds it."""
+    return bool(out) and text[out[-1].after:start].strip(" ") == "over"
 
 
 # what right after a number makes it the number of a place or a machine (3号棚, 三号机, 2号泵)
