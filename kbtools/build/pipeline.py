@@ -545,11 +545,14 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats
         values["vocabulary"] = vocabulary  # what materialize and the query side read
     words = ReleaseLayout(staging).dictionary.read_text(encoding="utf-8").split()
     tokenizer = tokenizer_fingerprint(cfg.get("bm25.tokenizer"), words)
+    config: dict[str, Any] = {"fingerprint": _fingerprint(cfg), "values": values}
+    if serve := cfg.section("serve"):  # the web app's words for it, beside the values: a new
+        config["serve"] = serve        # title is no new index (`incremental._compatible`)
     return {
         "format_version": FORMAT_VERSION,
         "kbtools_version": __version__,
         "source": source,
-        "config": {"fingerprint": _fingerprint(cfg), "values": values},
+        "config": config,
         "models": models,
         "tokenizer": tokenizer,
         "counts": {"documents": stats.documents, "chunks": stats.chunks,

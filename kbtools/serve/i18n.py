@@ -35,7 +35,9 @@ HTML_LANG = {"zh": "zh-CN", "en": "en"}  # the `lang` attribute of each interfac
 _LANG_TAG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*")
 
 WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
-    "app": ("现场知识库", "Field knowledge"),
+    # the site's name and the search box's words when the knowledge names none (kb.toml
+    # [serve] title and example: `knowledge_words`); no domain's words
+    "app": ("知识库", "Knowledge base"),
     "search": ("搜索", "Search"),
     "skip_to_content": ("跳到正文", "Skip to content"),
     "menu": ("主菜单", "Main menu"),  # the header's <nav>, named as a screen reader lists it
@@ -67,8 +69,8 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
                          "The page was reloaded before the search was answered. Your question "
                          "is still in the box: send it again."),
     "send_again": ("重新发送", "Send again"),
-    "search_placeholder": ("输入问题，例如：小麦赤霉病 温度 22 度 湿度 90% 怎么办",
-                           "Ask a question, e.g. wheat scab risk at 22 °C and 90% humidity"),
+    "search_placeholder": ("输入问题", "Ask a question"),
+    "search_placeholder_example": ("输入问题，例如：{example}", "Ask a question, e.g. {example}"),
     "verified_only": ("只看已审核", "Verified only"),
     # a filter of the address the knowledge cannot apply (``?f.fruit=…``): refused, not
     # dropped (a search without it would answer a wider question than was asked)
@@ -364,16 +366,41 @@ def browser_lang(header: str) -> str | None:
     return best[1] if best else None
 
 
-def translator(lang: str) -> Callable[..., str]:
-    """``t(key, **fields)``: the word in `lang` (the key itself when unknown)."""
+def translator(lang: str, own: Mapping[str, str] | None = None) -> Callable[..., str]:
+    """``t(key, **fields)``: the word in `lang` (the key itself when unknown); `own`: the
+    knowledge's own words for some keys, used as they are (`knowledge_words`)."""
     index = LANGS.index(lang) if lang in LANGS else 0
+    own = own or {}
 
     def t(key: str, **fields: object) -> str:
+        if key in own:
+            return own[key]
         pair = WORDS.get(key)
         text = pair[index] if pair else key
         return text.format(**fields) if fields else text
 
     return t
+
+
+def knowledge_words(serve: Mapping[str, Any], lang: str) -> dict[str, str]:
+    """The interface's words a knowledge base sets for itself in `lang` (kb.toml ``[serve]``,
+    shipped in its release's manifest as ``config.serve``): its name (``title``) and an
+    example question for the search box (``example``), each one text for both languages or
+    a table of them (``{zh = …, en = …}``), a language left out taking the other's. Unset:
+    {} (the neutral `WORDS`)."""
+    def said(key: str) -> str | None:
+        value = serve.get(key)
+        if isinstance(value, Mapping):
+            value = value.get(lang) or value.get(other_lang(lang))
+        return value if isinstance(value, str) and value.strip() else None
+
+    own: dict[str, str] = {}
+    if (title := said("title")) is not None:
+        own["app"] = title
+    if (example := said("example")) is not None:
+        own["search_placeholder"] = translator(lang)("search_placeholder_example",
+                                                     example=example)
+    return own
 
 
 def meant_text(lang: str, meant: Sequence[str]) -> str:

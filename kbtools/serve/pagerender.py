@@ -28,6 +28,7 @@ from kbtools.serve.i18n import (
     LANG_COOKIE,
     LANGS,
     error_word,
+    knowledge_words,
     no_answer_line,
     not_in_knowledge_line,
     other_lang,
@@ -97,6 +98,12 @@ class Page:
         self.remember = given == self.lang
         self.chosen = given in LANGS or cookie in LANGS  # not the browser's languages
         self.t = translator(self.lang)
+
+    def knowledge(self, served: Served) -> None:
+        """Say the words the served release's knowledge base sets for itself (its name, its
+        example question: `knowledge_words`) instead of the neutral ones."""
+        serve = served.index.manifest["config"].get("serve") or {}
+        self.t = translator(self.lang, knowledge_words(serve, self.lang))
 
     def lang_url(self, anchor: str = "") -> str:
         """This page in the other language, scrolled to `anchor` (the cited lines, a

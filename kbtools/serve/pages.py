@@ -146,6 +146,7 @@ def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
             try:
                 ops.check_address_text(request.scope.get("query_string", b""))
                 served = _source(request).get()
+                p.knowledge(served)
                 return fn(p, served)
             except ops.ApiError as exc:
                 return p.refused(exc, served)
@@ -203,7 +204,10 @@ async def http_error(request: Request, exc: Exception) -> Response:
               str(getattr(exc, "detail", "error")))
     zh = (f"没有这个页面：{request.url.path}" if status == 404 else
           f"这里不接受 {request.method} 请求" if status == 405 else None)
-    response = Page(request).error(status, detail, zh=zh)
+    page = Page(request)
+    if (served := _source(request).latest()) is not None:  # its name, nothing opened for it
+        page.knowledge(served)
+    response = page.error(status, detail, zh=zh)
     response.headers.update(getattr(exc, "headers", None) or {})
     return response
 

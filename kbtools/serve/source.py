@@ -216,6 +216,12 @@ class ServedIndex:
                                  values=exc.values) from None
         return (root, ReleaseLayout(root).written()), lambda: open_index(root)
 
+    def latest(self) -> Served | None:
+        """The release used last, none opened for it (None: none is open yet): for a page
+        that needs only its words, an address no route answers (`pages.http_error`)."""
+        with self._lock:
+            return next(reversed(self._open.values()), None)
+
     def get(self) -> Served:
         """The release served now (IndexLoadError or EngineError when there is none). Inside
         `request()`, the release the request read first, kept open until it ends."""
