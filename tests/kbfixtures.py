@@ -285,3 +285,17 @@ def three_ways(repo: Path, monkeypatch: Any, doc: str,
     api = resp.json() if resp.status_code == 200 else {"error": resp.json()["error"]["message"]}
     return [{k: r[k] for k in ("status", "message", "outputs")} if "error" not in r
             else {"error": " ".join(r["error"].split())} for r in (cli, mcp, api)]
+
+
+def humidity_days_table(days: str, lang: str = "en") -> DecisionTable:
+    """Spray, watch or nothing by humidity and a column of days, ``days`` its name: rain days
+    (`Rain days`, `降雨天数(天)`: a duration said of humidity is not theirs) or the humidity's
+    own duration (`Humidity duration (days)`, `高湿持续天数(天)`): what the tests of a
+    duration said of another quantity read questions against."""
+    cols, actions = ((["Humidity (%)", days, "Action"], ["spray", "watch", "none"]) if lang == "en"
+                     else (["湿度(%)", days, "措施"], ["喷药", "观察", "无"]))
+    table = build_table(cols, [[">=85", ">=3", actions[0]], [">=85", "<3", actions[1]],
+                               ["<85", "*", actions[2]]],
+                        decision=f"inputs={cols[0]},{days}; outputs={cols[2]}")
+    assert table is not None
+    return table

@@ -6,23 +6,16 @@ value whose unit only one column takes (36小时 of 时长(小时)) fills that c
 from __future__ import annotations
 
 import pytest
+from kbfixtures import humidity_days_table
 
 from kbtools.decision import build_table
 from kbtools.query.answers import evaluate_inputs, said_of_other_note
 from kbtools.query.inputs import read_inputs
 
-RAIN_EN = build_table(["Humidity (%)", "Rain days", "Action"],
-                      [[">=85", ">=3", "spray"], [">=85", "<3", "watch"], ["<85", "*", "none"]],
-                      decision="inputs=Humidity (%),Rain days; outputs=Action")
-RAIN_ZH = build_table(["湿度(%)", "降雨天数(天)", "措施"],
-                      [[">=85", ">=3", "喷药"], [">=85", "<3", "观察"], ["<85", "*", "无"]],
-                      decision="inputs=湿度(%),降雨天数(天); outputs=措施")
-WET_EN = build_table(["Humidity (%)", "Humidity duration (days)", "Action"],
-                     [[">=85", ">=3", "spray"], [">=85", "<3", "watch"], ["<85", "*", "none"]],
-                     decision="inputs=Humidity (%),Humidity duration (days); outputs=Action")
-WET_ZH = build_table(["湿度(%)", "高湿持续天数(天)", "措施"],
-                     [[">=85", ">=3", "喷药"], [">=85", "<3", "观察"], ["<85", "*", "无"]],
-                     decision="inputs=湿度(%),高湿持续天数(天); outputs=措施")
+RAIN_EN = humidity_days_table("Rain days")
+RAIN_ZH = humidity_days_table("降雨天数(天)", "zh")
+WET_EN = humidity_days_table("Humidity duration (days)")
+WET_ZH = humidity_days_table("高湿持续天数(天)", "zh")
 
 
 @pytest.mark.parametrize(("table", "question", "days"), [

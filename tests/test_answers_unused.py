@@ -12,7 +12,7 @@ import anyio
 import pytest
 from click.testing import CliRunner
 from hostile import make_repo
-from kbfixtures import SCAB_DOC, SCAB_TABLE
+from kbfixtures import SCAB_DOC, SCAB_TABLE, humidity_days_table
 from starlette.testclient import TestClient
 
 from kbtools.agents.mcp_server import build_server
@@ -142,18 +142,10 @@ def test_the_answer_says_a_difference_was_not_used(dist):
     assert "（未使用：比昨天高5度，这是差值，不是读数）" in ev["message"], ev
 
 
-RAIN_EN = build_table(["Humidity (%)", "Rain days", "Action"],
-                      [[">=85", ">=3", "spray"], [">=85", "<3", "watch"], ["<85", "*", "none"]],
-                      decision="inputs=Humidity (%),Rain days; outputs=Action")
-RAIN_ZH = build_table(["湿度(%)", "降雨天数(天)", "措施"],
-                      [[">=85", ">=3", "喷药"], [">=85", "<3", "观察"], ["<85", "*", "无"]],
-                      decision="inputs=湿度(%),降雨天数(天); outputs=措施")
-WET_EN = build_table(["Humidity (%)", "Humidity duration (days)", "Action"],
-                     [[">=85", ">=3", "spray"], [">=85", "<3", "watch"], ["<85", "*", "none"]],
-                     decision="inputs=Humidity (%),Humidity duration (days); outputs=Action")
-WET_ZH = build_table(["湿度(%)", "高湿持续天数(天)", "措施"],
-                     [[">=85", ">=3", "喷药"], [">=85", "<3", "观察"], ["<85", "*", "无"]],
-                     decision="inputs=湿度(%),高湿持续天数(天); outputs=措施")
+RAIN_EN = humidity_days_table("Rain days")
+RAIN_ZH = humidity_days_table("降雨天数(天)", "zh")
+WET_EN = humidity_days_table("Humidity duration (days)")
+WET_ZH = humidity_days_table("高湿持续天数(天)", "zh")
 
 
 @pytest.mark.parametrize(("table", "question", "days", "of"), [
