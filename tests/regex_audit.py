@@ -143,9 +143,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.tokenize._MEASURED": "fullmatch",
     "kbtools.index.tokenize._SERIES_FIRST": "fullmatch",
     "kbtools.index.tokenize._COMPOUND": "fullmatch",  # a Latin run with a hyphen
-    "kbtools.index.tokenize._SUBSCRIPT": "finditer",  # a text with an underscore
-    "kbtools.index.tokenize._SUBSCRIPT_STYLE": "sub",  # a subscript's braces (<= 72 characters)
-    "kbtools.index.tokenize._SUBSCRIPT_PARTS": "fullmatch",
+    "kbtools.index.subscripts.SUBSCRIPT": "finditer",  # a text with an underscore
+    "kbtools.index.subscripts._STYLE": "sub",  # a subscript's braces (<= 72 characters)
+    "kbtools.index.subscripts._PARTS": "fullmatch",
     "kbtools.index.tokenize._LOWER_OR_CJK": "search",  # a text with a stop word in capitals
     "kbtools.index.spellings._VALUE_SPELLING": "search",  # every text the tokenizer cuts (sub if found)
     "kbtools.index.spellings._UNIT_SIGN": "sub",  # a text that has one of _UNIT_FIRST

@@ -15,7 +15,7 @@ the characters the author wrote (`other_spellings` finds a token's spellings in 
 joining two letters or digits is a hyphen (HX–260 as HX-260: `spellings.code_dashes`), the
 courtesies a phone question ends with (pls, thanks) are stop words, and a unit written as a
 word is its symbol (degC and Celsius as C, megabytes as MB: `spellings.UNIT_WORDS`). A LaTeX
-subscript also gives its plain spellings (p_{max} as p_max, pmax and p max: `_SUBSCRIPT`).
+subscript also gives its plain spellings (p_{max} as p_max, pmax and p max: `subscripts`).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from kbtools.index.spellings import (
     respell,
     written_units,
 )
+from kbtools.index.subscripts import SUBSCRIPT, subscript_spellings
 
 CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
 CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
@@ -57,6 +58,8 @@ def is_cjk(ch: str) -> bool:
     """Whether `ch`, one character, is a CJK ideograph (`CJK_RANGES`: the one definition the
     query readers and the filters use too); an empty string is none."""
     return len(ch) == 1 and any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES)
+
+
 SCRIPT = "t2s"  # OpenCC configuration that normalises the script of Chinese text for tokens
 TOKENS_VERSION = "v10"  # bump when tokens change for the same text (recorded in the manifest)
 
@@ -186,52 +189,6 @@ def _compound_tokens(run: str) -> tuple[str, ...]:
     parts = run.split("-")
     words = [_stem("".join(parts)), *(_stem(p) for p in parts if p not in EN_STOP)]
     return tuple(dict.fromkeys(words))
-
-
-# A LaTeX subscript, in $…$, $$…$$ or typed so: a symbol (one letter, not inside a word, or a
-# command's name, \sigma) then _ and one letter or digit, a command (\max) or a braced
-# group (p_{max}, x_{a,b}, T_{\mathrm{in}}: one level of braces inside). Its plain spellings
-# are tokens too (`_subscript_spellings`).
-_SUBSCRIPT = re.compile(r"(?:(?<![a-z0-9_\\])([a-z])|\\([a-z]+))_"
-                        r"(?:\{([^{}]{1,40}|[^{}]{0,20}\{[^{}]{1,30}\}[^{}]{0,20})\}"
-                        r"|\\([a-z]+)|([a-z0-9])(?![a-z0-9_{]))")
-# inside a braced subscript: a style command around its letters (\mathrm{max}: max) and
-# the backslash of a command's name (\max: max)
-_SUBSCRIPT_STYLE = re.compile(r"\\(?:mathrm|mathit|mathsf|mathbf|mathtt|text|textrm|textit|"
-                              r"textsf|operatorname|rm|it)\b")
-_SUBSCRIPT_PARTS = re.compile(r"[a-z0-9]+(?:,[a-z0-9]+)*")
-_BRACES = str.maketrans("", "", "\\{} ")  # what is left of a braced subscript's markup
-
-
-def _subscript_spellings(m: re.Match[str]) -> tuple[str, ...]:
-    """The plain spellings a user types of the subscripted symbol `m` (`_SUBSCRIPT`):
-    p_{max} as p_max, pmax and p max; \\sigma_{y} as sigma_y, sigmay and sigma y; x_{a,b}
-    as x_ab, xab and x a b. None of a subscript that is no name (i=1, n+1, \\mathrm alone)."""
-    base = m.group(1) or m.group(2)
-    sub = m.group(3)
-    if sub is None:
-        sub = m.group(5) or m.group(4)
-        if _SUBSCRIPT_STYLE.fullmatch("\\" + sub):
-            return ()
-    else:
-        sub = _SUBSCRIPT_STYLE.sub("", sub).translate(_BRACES)
-        if not _SUBSCRIPT_PARTS.fullmatch(sub):
-            return ()
-    parts = sub.split(",")
-    joined = "".join(parts)
-    return f"{base}_{joined}", f"{base}{joined}", " ".join((base, *parts))
-
-
-def subscripts(text: str) -> list[str]:
-    """The LaTeX subscripted symbols `text` writes (`_SUBSCRIPT`), as written (p_{max},
-    \\sigma_{y}): runs whose tokens hold their plain spellings (p_max, pmax), which no
-    Latin run of the text holds whole."""
-    if "_" not in text:
-        return []
-    lower = text.lower()
-    if len(lower) != len(text):  # (a character whose lower case is longer: none of a symbol)
-        return [m.group(0) for m in _SUBSCRIPT.finditer(lower)]
-    return [text[m.start():m.end()] for m in _SUBSCRIPT.finditer(lower)]
 
 
 @lru_cache(maxsize=200_000)
@@ -388,8 +345,8 @@ class Tokenizer:
         out = self._tokens(norm, text)
         out.extend(added)  # ISO dates and months, numbers of 万 the runs above cut apart
         if "_" in text:  # a LaTeX subscript's plain spellings (p_{max}: p_max, pmax)
-            for m in _SUBSCRIPT.finditer(text):
-                if spellings := _subscript_spellings(m):
+            for m in SUBSCRIPT.finditer(text):
+                if spellings := subscript_spellings(m):
                     out.extend(self._spelled(m.group(0), spellings))
         return out
 

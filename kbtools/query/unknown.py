@@ -17,7 +17,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from kbtools.index.tokenize import CJK, other_spellings, subscripts, to_simplified
+from kbtools.index.subscripts import subscripts
+from kbtools.index.tokenize import CJK, other_spellings, to_simplified
 from kbtools.query.compounds import LATIN_RUN
 from kbtools.query.fusion import unknown_names
 from kbtools.query.identifiers import nfkc
