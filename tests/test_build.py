@@ -10,8 +10,9 @@ import git
 import pytest
 from click.testing import CliRunner
 
-from kbtools.build.pipeline import BuildOptions, build
+from kbtools.build.pipeline import BuildOptions, BuildStats, build
 from kbtools.cli import main
+from kbtools.commands.output import vectors_said
 from kbtools.config import load_config
 from kbtools.errors import FindingsError
 from kbtools.index.manifest import load_manifest, sha256_file, verify_files
@@ -56,6 +57,12 @@ def test_build_writes_verified_artifacts(cold_build):
     # one vector per distinct text and model; English chunks also get the English model
     assert stats.embedded == len({(r["content_hash"], m) for r in records for m in r["models"]})
     assert {m for r in records for m in r["models"]} == {"use", "minilm"}
+    # more vectors than chunks: said with the models that made them, not as "N embedded"
+    assert (stats.vectors, stats.vector_models) == (stats.embedded, 2)
+    assert vectors_said(stats, "from cache") == \
+        f"{stats.vectors} vectors by 2 models: {stats.embedded} embedded, 0 from cache"
+    one = BuildStats(embedded=3, reused=1, vectors=4, vector_models=1)  # as before
+    assert vectors_said(one, "from cache") == "3 embedded, 1 from cache"
     assert verify_files(out, manifest) == []
     assert manifest["counts"]["documents"] == 3
     assert manifest["source"]["dirty"] is False and len(manifest["source"]["commit"]) == 40
@@ -268,6 +275,8 @@ def test_build_cli_json_and_errors(tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     stats = json.loads(res.output)
     assert stats["documents"] == 1 and set(stats["seconds"]) >= {"check", "chunk", "embed"}
+    assert stats["vectors"] == stats["embedded"] + stats["reused"] > 0  # added keys
+    assert stats["vector_models"] >= 1
     (repo / "knowledge" / "crops" / "broken.md").write_text("no front matter\n", encoding="utf-8")
     res = runner.invoke(main, ["build", "-q"])
     assert res.exit_code == 1

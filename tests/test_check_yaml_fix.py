@@ -109,29 +109,31 @@ def test_a_mixed_indentation_is_left(kb):
     assert text in path.read_text(encoding="utf-8")
 
 
-def test_crlf_and_bom_are_kept_and_every_yaml_habit_is_fixed_by_one_fix(kb):
+def test_crlf_and_bom_are_mended_and_every_yaml_habit_is_fixed_by_one_fix(kb):
     """Typora on Windows: CRLF and a byte-order mark; a colon in the title, a tab in the
     tags, a timestamp with a space. YAML stops at the first error, so the tab was found
     (and fixed) by a second `kb check --fix`, the timestamp by a third: the first said "1
-    error" left that the check had said `--fix` writes. One `--fix` now writes them all."""
+    error" left that the check had said `--fix` writes. One `--fix` now writes them all,
+    and the file without its BOM and with LF line endings (which `--fix` left, though the
+    check warned of them)."""
     text = "\ufeff" + (GOOD_FM.replace("title: Generated", "title: 注意: 断电").replace(
         '"2026-03-14T09:30:00+08:00"', "2026-03-14 09:30:00+08:00").replace(
         "verified: false\n", "verified: false\ntags:\n\t- 病害\n") + BODY).replace("\n", "\r\n")
     path = kb / DOC
     path.write_bytes(text.encode("utf-8"))
-    assert fix() == [f"{DOC}:2:8: fixed: 注意: 断电 -> \"注意: 断电\"",
+    lines = text.count("\r\n")
+    assert fix() == [f"{DOC}:1:1: fixed: '\\ufeff' -> '' (the UTF-8 byte-order mark)",
+                     f"{DOC}:1:1: fixed: '\\r\\n' -> '\\n' (line endings written as LF: "
+                     f"{lines} CRLF)",
+                     f"{DOC}:2:8: fixed: 注意: 断电 -> \"注意: 断电\"",
                      f"{DOC}:7:12: fixed: 2026-03-14 09:30:00+08:00 -> "
                      '"2026-03-14T09:30:00+08:00"',
-                     f"{DOC}:10:1: fixed: '\\t' -> '  '",
-                     f"{DOC}:1:1: warning: encoding-bom: file starts with a UTF-8 byte-order "
-                     "mark: save it as UTF-8 without BOM",
-                     f"{DOC}:1:1: warning: encoding-crlf: Windows (CRLF) or CR line endings; "
-                     "use LF"]
-    assert path.read_bytes() == text.replace("注意: 断电", '"注意: 断电"').replace(
+                     f"{DOC}:10:1: fixed: '\\t' -> '  '"]  # no finding left
+    assert path.read_bytes() == text.removeprefix("\ufeff").replace(
+        "注意: 断电", '"注意: 断电"').replace(
         "2026-03-14 09:30:00+08:00", '"2026-03-14T09:30:00+08:00"').replace(
-        "\t", "  ").encode("utf-8")
-    assert fix()[:1] == [f"{DOC}:1:1: warning: encoding-bom: file starts with a UTF-8 "
-                         "byte-order mark: save it as UTF-8 without BOM"]  # nothing left
+        "\t", "  ").replace("\r\n", "\n").encode("utf-8")
+    assert fix() == []  # nothing left, nothing written
 
 
 @pytest.mark.parametrize(("key", "old", "value", "new"), [
@@ -258,13 +260,13 @@ def test_a_flow_list_left_open_is_closed(kb, below):
 
 
 def test_a_quote_left_open_on_the_last_line_of_a_windows_file_is_closed(kb):
-    """Typora on Windows: a BOM and CRLF line ends; the closing quote goes before the CR."""
+    """Typora on Windows: a BOM and CRLF line ends; the closing quote goes before the CR
+    (and the file is then written without the BOM, with LF line ends)."""
     path = kb / DOC
     text = (GOOD_FM.replace("verified: false", 'verified: false\nlang: "zh') + BODY)
     path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
     assert f"{DOC}:9:7: fixed: \"zh -> \"zh\"" in fix()
-    assert path.read_bytes() == b"\xef\xbb\xbf" + text.replace('"zh', '"zh"').replace(
-        "\n", "\r\n").encode()
+    assert path.read_bytes() == text.replace('"zh', '"zh"').encode()
 
 
 @pytest.mark.parametrize("below", ["  续行", "", " - a"])

@@ -40,7 +40,7 @@ def run(*args: str, cache: bool = False) -> tuple[int, list[str]]:
 
 
 def codes(out: list[str]) -> list[str]:
-    """The findings' codes but the line endings' and BOM's (which `--fix` keeps)."""
+    """The findings' codes but the line endings' and BOM's (which `--fix` mends)."""
     return [code for line in out if line.startswith("knowledge/") and ": fixed: " not in line
             and (code := line.split(": ")[2]) not in ("encoding-crlf", "encoding-bom")]
 
@@ -60,8 +60,11 @@ def test_headings_without_their_space_get_it_and_tags_and_numbers_stay(kb):
     code, out = run("--fix")
     assert code == 0 and codes(out) == [], out
     assert doc.read_bytes() == before.replace("##安装".encode(), "## 安装".encode()).replace(
-        "###注意".encode(), "### 注意".encode())
+        "###注意".encode(), "### 注意".encode()).removeprefix(b"\xef\xbb\xbf").replace(
+        b"\r\n", b"\n")
     assert [line for line in out if ": fixed: " in line] == [
+        "knowledge/a.md:1:1: fixed: '\\ufeff' -> '' (the UTF-8 byte-order mark)",
+        "knowledge/a.md:1:1: fixed: '\\r\\n' -> '\\n' (line endings written as LF: 25 CRLF)",
         "knowledge/a.md:13:1: fixed: ##安装 -> ## 安装",
         "knowledge/a.md:19:1: fixed: ###注意 事项 ### -> ### 注意 事项 ###"]
 
@@ -101,10 +104,10 @@ def test_a_front_matter_below_line_1_is_moved_up_when_it_holds_a_mapping(kb):
         "invisible U+200B) before its '---' (kb check --fix does)" in out
     code, out = run("--fix")
     assert code == 0 and codes(out) == [], out
-    assert doc.read_bytes() == (GOOD_FM.replace("\n", "\r\n") + body.replace("##", "## ")
-                                ).encode()
+    assert doc.read_bytes() == (GOOD_FM + body.replace("##", "## ")).encode()  # LF: mended
     assert [line for line in out if ": fixed: " in line] == [
         "knowledge/a.md:1:1: fixed: '\\r\\n \\u200b\\r\\n' -> ''".replace("\\r\\n", "\\n"),
+        "knowledge/a.md:1:1: fixed: '\\r\\n' -> '\\n' (line endings written as LF: 9 CRLF)",
         "knowledge/a.md:15:1: fixed: ##安装 -> ## 安装"]  # its line as checked
 
 
@@ -188,7 +191,7 @@ def test_fixes_leave_no_fixable_warning_and_change_nothing_else(above, lines, ne
             "heading-no-space", "link-space", "fm-missing"))
         assert left == ["link-space"] * sum(LINES[line] for line in lines), left
         fixed = doc.read_bytes().decode()
-        assert fixed.removeprefix("\ufeff").startswith("---" + newline)  # (a BOM kept)
-        assert _squeezed(fixed) == _squeezed(text.replace("\n", newline))
+        assert fixed.startswith("---\n")  # no BOM, LF line endings
+        assert _squeezed(fixed) == _squeezed(text)
         changes, _, _ = fix_paths([root / "knowledge"], lambda: make_context(cfg))
         assert changes == [] and doc.read_bytes().decode() == fixed

@@ -188,8 +188,9 @@ def test_a_byte_order_mark_says_how_to_save_the_file(kb):
     res = CliRunner().invoke(main, ["check", "--no-cache"])
     assert res.stdout.splitlines() == [
         "knowledge/a.md:1:1: warning: encoding-bom: file starts with a UTF-8 byte-order mark: "
-        "save it as UTF-8 without BOM",
-        "knowledge/a.md:1:1: warning: encoding-crlf: Windows (CRLF) or CR line endings; use LF"]
+        "save it as UTF-8 without BOM (`kb check --fix` removes it)",
+        "knowledge/a.md:1:1: warning: encoding-crlf: Windows (CRLF) or CR line endings; use LF "
+        "(`kb check --fix` writes LF)"]
 
 
 def test_a_list_where_text_belongs_and_an_unknown_key_say_what_to_write(kb):

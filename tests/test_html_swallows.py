@@ -6,6 +6,7 @@ missing picture), its headings no headings. A comment never closed hid the rest.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -185,7 +186,10 @@ def test_a_named_line_is_swallowed_and_its_fix_frees_it(lines):
 
 def test_fix_writes_a_windows_file_s_line_break(repo):
     """A document saved with CRLF (Typora on Windows) gets a CRLF blank line, not a bare LF
-    in the middle of its CRLF lines."""
+    in the middle of its CRLF lines (a Windows team's checkout, whose CRLF Git turns into
+    LF on commit: no `encoding-crlf` for `--fix` to mend, so the CRLF stays)."""
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / ".gitattributes").write_text("* text=auto eol=crlf\n")
     doc = repo / "knowledge" / "t" / "p.md"
     body = GOOD_FM + "# 图\n\n<br>\n## 安装\n\n步骤。\n"
     doc.write_bytes(body.replace("\n", "\r\n").encode())

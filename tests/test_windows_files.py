@@ -122,7 +122,7 @@ def test_mixed_line_endings_are_named_at_the_first_line_not_in_lf(repo):
                                                               load_config(repo))}
     assert ("encoding-crlf", at, "mixed line endings (lines ending 1 in CRLF, 1 in CR, "
             f"{text.count(chr(10)) - 1} in LF), the first not in LF here: save the file with "
-            "LF line endings") in found
+            "LF line endings (`kb check --fix` writes LF)") in found
     assert ("table-cells", at + 6) in {(c, ln) for c, ln, _m in found}
     assert ("encoding-bom", 1) in {(c, ln) for c, ln, _m in found}
 
@@ -170,11 +170,11 @@ def test_crlf_outside_git_is_flagged(repo: Path):
     assert _crlf_codes(repo) == {"knowledge/ok.md": 1}
 
 
-def test_fix_keeps_a_notepad_files_bom_and_crlf_and_leaves_other_encodings_alone(repo):
+def test_fix_mends_a_notepad_files_bom_and_crlf_and_leaves_other_encodings_alone(repo):
     """`kb check --fix` of a document saved by Windows Notepad (UTF-8 with a BOM, CRLF)
-    rewrites only the path it mends: the BOM, every CRLF and every other byte stay (the
-    two warnings remain: under `core.autocrlf` the CRLF is Git's to convert, and a rewrite
-    of every line end would show the whole file as changed). A GBK or UTF-16 file, which
+    rewrites the path it mends and writes the file without the BOM, with LF, as the two
+    warnings ask (under `core.autocrlf` the CRLF is Git's to convert: no warning, no
+    rewrite, `tests/test_fix_windows.py`); every other byte stays. A GBK or UTF-16 file, which
     it cannot edit as text without guessing, is left byte for byte, with the one line
     naming the encoding to save it in."""
     (repo / "assets").mkdir()
@@ -185,8 +185,9 @@ def test_fix_keeps_a_notepad_files_bom_and_crlf_and_leaves_other_encodings_alone
     doc.write_bytes(notepad)
     res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
     assert "fixed: ..\\assets\\pump.png -> ../assets/pump.png" in res.output, res.output
-    assert doc.read_bytes() == notepad.replace(b"..\\assets\\pump.png", b"../assets/pump.png")
-    assert "encoding-bom" in res.stdout and "encoding-crlf" in res.stdout
+    assert doc.read_bytes() == notepad.replace(b"..\\assets\\pump.png", b"../assets/pump.png"
+                                               ).removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n")
+    assert "encoding-bom" not in res.stdout and "encoding-crlf" not in res.stdout
     doc.unlink()
     for name, data, said in (
             ("gbk.md", text.encode("gbk"), "saved as GBK/GB18030 (Simplified Chinese "

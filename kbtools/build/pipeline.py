@@ -96,6 +96,10 @@ class BuildStats:
     chunks: int = 0
     embedded: int = 0
     reused: int = 0
+    # vectors of the chunks (embedded + reused: one per distinct text and model) and the
+    # models that made them (English chunks get a second one: more vectors than chunks)
+    vectors: int = 0
+    vector_models: int = 0
     shared_vectors: int = 0  # chunks scored by their parent's vector (no vector of their own)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     warnings: int = 0
@@ -449,6 +453,8 @@ def _embed(records: list[dict[str, Any]], cfg: Config, opts: BuildOptions, stats
         records, embedders, int(cfg.get("embedding.batch_size")), cache_file, opts.progress)
     stats.embedded += embedded
     stats.reused += reused
+    stats.vectors += embedded + reused
+    stats.vector_models = len(embedders)
     return vectors, models
 
 

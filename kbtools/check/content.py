@@ -98,7 +98,8 @@ def encoding_problems(problems: list[str], text: str, legacy: str | None = None,
         out.append(("encoding-not-utf8", "error", line, max(col, 1), said))
     if "bom" in problems:
         out.append(("encoding-bom", "warning", 1, 1,
-                    "file starts with a UTF-8 byte-order mark: save it as UTF-8 without BOM"))
+                    "file starts with a UTF-8 byte-order mark: save it as UTF-8 without BOM "
+                    "(`kb check --fix` removes it)"))
     if "crlf" in problems:
         out.append(("encoding-crlf", "warning", *line_endings(raw)))
     return out
@@ -114,7 +115,7 @@ def line_endings(raw: bytes) -> tuple[int, int, str]:
     cr = raw.count(b"\r") - crlf
     lf = raw.count(b"\n") - crlf
     if not lf or not crlf + cr:
-        return 1, 1, "Windows (CRLF) or CR line endings; use LF"
+        return 1, 1, "Windows (CRLF) or CR line endings; use LF (`kb check --fix` writes LF)"
     first = min(i for i in (raw.find(b"\r\n"), raw.find(b"\r")) if i >= 0)
     # a line ends at each LF and at each CR not before an LF, as `decode` reads it
     line = raw.count(b"\n", 0, first) + raw.count(b"\r", 0, first) \
@@ -122,7 +123,7 @@ def line_endings(raw: bytes) -> tuple[int, int, str]:
     said = ", ".join(f"{n} in {kind}" for n, kind in ((crlf, "CRLF"), (cr, "CR"), (lf, "LF"))
                      if n)
     return line, 1, (f"mixed line endings (lines ending {said}), the first not in LF here: "
-                     "save the file with LF line endings")
+                     "save the file with LF line endings (`kb check --fix` writes LF)")
 
 
 def bidi_problems(text: str, fm_end_line: int, heading_lines: Iterable[int]) -> list[Problem]:

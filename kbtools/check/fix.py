@@ -1,6 +1,10 @@
 """`kb check --fix`: apply the mechanical repairs found by the checks (paths, wikilinks, YAML 1.1
 values, `kbtools.check.mend`'s), atomically.
 
+A file `encoding-bom` or `encoding-crlf` is reported of (a file saved on Windows) is then
+written without its UTF-8 byte-order mark and with LF line endings (`plain_file`), one
+more atomic replace; a file of neither, or not UTF-8, is never touched by it.
+
 A document's edits are written together, in one atomic replace, or not at all: when the
 old text of any is no longer where the check saw it (the file changed since), nothing of
 it is written and one `not fixed` line says so. The rest of the file keeps its bytes (line
@@ -22,7 +26,7 @@ from kbtools.check import anchors
 from kbtools.check.anchors import SlugsOf
 from kbtools.check.engine import CheckContext, DocResult, check_results
 from kbtools.check.links import Edit
-from kbtools.corpus import read_source
+from kbtools.corpus import lf_newlines, read_source
 from kbtools.errors import SourceError, StaleEdit
 from kbtools.findings import Finding, bounded_lines, display_path
 from kbtools.fsutil import atomic_write_bytes
@@ -139,45 +143,94 @@ def _written_at(lines: list[str], edit: Edit) -> bool:
             and lines[idx + 1:idx + len(olds) - 1] == olds[1:-1])
 
 
+# the findings of a file saved on Windows that `plain_file` mends
+PLAIN_CODES = ("encoding-bom", "encoding-crlf")
+
+
+def plain_file(path: Path, root: Path | None, rel: str, codes: dict[str, int]) -> list[Change]:
+    """Rewrite `path` (a symlink's target: `fix_target`) without its UTF-8 byte-order mark
+    (`codes` has `encoding-bom`) and with LF line endings (`encoding-crlf`: CRLF and lone
+    CR alike, as `decode` reads them), in one atomic replace; `rel`: its name in a change,
+    said at the line of its finding (`codes`: each code's line, as checked).
+    A file with neither, or that is not UTF-8, is left byte for byte. Raises SourceError.
+    Why: `kb check` warned of both and said to save the file again; `--fix` left them."""
+    target = fix_target(path, root)
+    raw = read_source(target, root, max_bytes=None)
+    bom = "encoding-bom" in codes and raw.startswith(BOM)
+    body = raw[3:] if bom else raw
+    crlf = "encoding-crlf" in codes and b"\r" in body
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return []  # never rewrite a file we cannot round-trip
+    if not bom and not crlf:
+        return []
+    atomic_write_bytes(target, lf_newlines(body) if crlf else body)
+    changes = [Change(rel, 1, 1, BOM.decode("utf-8"), "", "the UTF-8 byte-order mark")] \
+        if bom else []
+    if crlf:
+        pairs, ends = body.count(b"\r\n"), body.count(b"\r")
+        said = ", ".join(f"{n} {kind}" for n, kind in ((pairs, "CRLF"), (ends - pairs, "CR"))
+                         if n)
+        changes.append(Change(rel, codes["encoding-crlf"], 1, "\r\n" if pairs else "\r", "\n",
+                              f"line endings written as LF: {said}"))
+    return changes
+
+
+def _plain_codes(findings: list[Finding]) -> dict[str, dict[str, int]]:
+    """Each document's `PLAIN_CODES` among `findings` (those a commit would keep:
+    `engine.committed_eol` has dropped the line endings Git converts), with their lines."""
+    codes: dict[str, dict[str, int]] = {}
+    for f in findings:
+        if f.code in PLAIN_CODES:
+            codes.setdefault(f.path, {})[f.code] = f.line
+    return codes
+
+
 def fix_results(results: list[DocResult], root: Path | None = None,
-                slugs_of: SlugsOf | None = None) -> list[Change | NotFixed]:
+                slugs_of: SlugsOf | None = None,
+                plain: dict[str, dict[str, int]] | None = None) -> list[Change | NotFixed]:
     """Apply every result's edits; `root`: the repository a document inside it (a relative
     `rel`) must stay in; `slugs_of`: the anchors of a document, which an edit's anchor must
-    name (`anchors.settle`; None: not checked). One `Change` per edit written, one
-    `NotFixed` per document refused or edit that would link to no heading."""
+    name (`anchors.settle`; None: not checked); `plain`: the `PLAIN_CODES` reported of each
+    document (by `rel`), mended after its edits (`plain_file`). One `Change` per edit
+    written, one `NotFixed` per document refused or edit that would link to no heading."""
     changes: list[Change | NotFixed] = []
     for res in results:
-        if not res.edits:
-            continue
-        edits, notes = [], {}
-        for edit in res.edits:
-            if edit.hint:  # a suggestion, never written
-                continue
-            settled, note = anchors.settle(edit, slugs_of, res.rel) if slugs_of else (edit, "")
-            if settled is None:  # no note: no edit after all (`anchors.TITLE_ANCHOR`)
-                changes.extend([NotFixed(display_path(res.rel), note, edit.line, edit.col)]
-                               if note else [])
-                continue
-            if not settled.old:
-                changes.append(NotFixed(display_path(res.rel), UNLOCATED.format(settled.new),
-                                        edit.line, edit.col))
-                continue
-            edits.append(settled)
-            notes[settled] = note
-        inside = root if root is not None and not res.rel.startswith("/") else None
-        try:
-            applied = apply_edits(res.path, edits, inside)
-        except StaleEdit as exc:
-            changes.append(NotFixed(display_path(res.rel), exc.message, exc.line or 1,
-                                    exc.col))
-            continue
-        except SourceError as exc:
-            changes.append(NotFixed(display_path(res.rel), exc.message))
-            continue
-        for e in applied:
-            changes.append(Change(display_path(res.rel), e.line, e.col, e.old, e.new,
-                                  notes.get(e, "")))
+        changes.extend(_fix_result(res, root, slugs_of, (plain or {}).get(res.rel, {})))
     return sorted(changes, key=lambda c: (c.path, c.line, c.col))
+
+
+def _fix_result(res: DocResult, root: Path | None, slugs_of: SlugsOf | None,
+                plain: dict[str, int]) -> list[Change | NotFixed]:
+    """The changes `fix_results` makes of one document."""
+    changes: list[Change | NotFixed] = []
+    inside = root if root is not None and not res.rel.startswith("/") else None
+    shown = display_path(res.rel)
+    edits, notes = [], {}
+    for edit in res.edits:
+        if edit.hint:  # a suggestion, never written
+            continue
+        settled, note = anchors.settle(edit, slugs_of, res.rel) if slugs_of else (edit, "")
+        if settled is None:  # no note: no edit after all (`anchors.TITLE_ANCHOR`)
+            changes.extend([NotFixed(shown, note, edit.line, edit.col)] if note else [])
+            continue
+        if not settled.old:
+            changes.append(NotFixed(shown, UNLOCATED.format(settled.new), edit.line, edit.col))
+            continue
+        edits.append(settled)
+        notes[settled] = note
+    try:
+        applied = apply_edits(res.path, edits, inside) if res.edits else []
+        changes.extend(Change(shown, e.line, e.col, e.old, e.new, notes.get(e, ""))
+                       for e in applied)
+        if plain:
+            changes.extend(plain_file(res.path, inside, shown, plain))
+    except StaleEdit as exc:
+        changes.append(NotFixed(shown, exc.message, exc.line or 1, exc.col))
+    except SourceError as exc:
+        changes.append(NotFixed(shown, exc.message))
+    return changes
 
 
 def fix_lines(changes: list[Change | NotFixed]) -> list[str]:
@@ -200,7 +253,7 @@ def fix_paths(paths: list[Path], ctx_factory: Callable[[], CheckContext],
     slugs_of = partial(anchors.read_slugs, known=ctx.slugs, root=ctx.root,
                        max_bytes=ctx.max_bytes)
     unread = _unread(results)
-    changes = fix_results(results, ctx.root, slugs_of)
+    changes = fix_results(results, ctx.root, slugs_of, _plain_codes(findings))
     if changes:
         results, findings = check_results(paths, ctx_factory(), jobs)
         changes, results, findings = _unread_front_matter(

@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 101  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 102  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -187,6 +187,7 @@ FORMAT = 101  # bump when a check's findings for the same inputs change (5: `$` 
 # 99: an HTML block's `<IMG SRC=…>` path checked as a lower-case tag's (session 49, k49)
 # 100: an anchor written as a heading's title (`#安装步骤（二）`) told the anchor to write
 # 101: ... and `--fix` writing it when it names a heading (session 49, x49)
+# 102: `encoding-bom`, `encoding-crlf` say `kb check --fix` mends them (session 49, x49b)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

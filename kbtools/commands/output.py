@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from kbtools.errors import ConfigError, UsageError, valid_unicode
+from kbtools.errors import ConfigError, UsageError, plural, valid_unicode
 from kbtools.findings import Finding, error_named_as_findings, here_prefix, report_lines, verdict
 from kbtools.fsutil import json_line, unicode_stream
 from kbtools.index.layout import device_of_release
@@ -253,10 +253,15 @@ def vectors_said(stats: BuildStats, reused: str) -> str:
     """What a build did for the chunks' vectors, in words, with what else of the index
     changed ("dictionary", "synonyms", "pictures", …): a build of a dictionary edit
     says so, not "0 embedded"; "no document changed" when data/ is the previous output's.
-    `reused`: how the vectors not embedded are said ("reused", "from cache")."""
+    `reused`: how the vectors not embedded are said ("reused", "from cache"). Vectors of
+    more than one model are said with their count and the models': English chunks get a
+    second model's, and "39 chunks (68 embedded, 0 from cache)" read as more vectors
+    embedded than there were chunks."""
     others = [kind for kind in stats.changed if kind not in _COUNTED]
     also = f"{', '.join(others)} changed" if others else ""
     if stats.unchanged or (also and stats.changed == others and not stats.embedded):
         return f"no document changed; {also}" if also else "no document changed"
     counts = f"{stats.embedded} embedded, {stats.reused} {reused}"
+    if stats.vector_models > 1:
+        counts = f"{plural(stats.vectors, 'vector')} by {stats.vector_models} models: {counts}"
     return f"{counts}; {also}" if also else counts
