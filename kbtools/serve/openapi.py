@@ -214,13 +214,14 @@ _SCHEMAS: dict[str, Any] = {
 def _search_request() -> dict[str, Any]:
     """The SearchRequest schema, built when the document is first asked for: its `where` is
     the MCP tool `search`'s own types' schema (`parameters.filter_object`, `filter_list`), as
-    `ops.check_where` bounds it, whose TypeAdapter `kb serve` built on import."""
+    `ops.check_where` bounds it."""
     # what `api.search` accepts in a body (`ops.check_k`, `check_where`, `check_flag`): the
     # question as `query` or `q` (one of them), a number as ASCII digits too, one filter as
     # a string, filters as an object, a flag as a word; null is the parameter left out
     where_object = {**filter_object().json_schema(), "description": (
         "one filter per key, {KEY: VALUE} for KEY=VALUE, its value a list for any of several "
-        "or starting with its operator ({\"功率\": \">5kW\"})")}
+        "or starting with its operator ({\"功率\": \">5kW\"}); a key with its operator and "
+        f"all its values together at most {MAX_WHERE_CHARS} characters, as one filter")}
     return {
         "type": "object", "additionalProperties": False,
         "oneOf": [{"required": ["query"]}, {"required": ["q"]}],
