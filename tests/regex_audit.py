@@ -284,6 +284,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
     "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
+    "kbtools.query.coverage._CJK": "search",  # a term, and a chunk's text (a class, no nesting)
     "kbtools.query.codes._PARTS": "fullmatch",  # a question's word
     "kbtools.query.codes._SPACED": "finditer",  # the question (codes typed as two words)
     "kbtools.query.compounds.LATIN_RUN": "finditer",  # a question or a chunk's text (NFKC),

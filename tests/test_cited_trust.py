@@ -160,8 +160,10 @@ def test_reading_a_citation_of_a_sections_own_text_reads_that_and_names_the_rest
         assert read["verified"] is True
     shown = CliRunner().invoke(main, ["read", citation])
     assert shown.exit_code == 0, shown.output
+    named = "; ".join(subsections)  # said in the language of the heading cited (kb read)
     assert shown.output.rstrip().endswith(
-        f"{intro}\n\n(its subsections, not read here: {'; '.join(subsections)})")
+        f"{intro}\n\n（它的子章节，这里没有读：{named}）" if intro.startswith("本")
+        else f"{intro}\n\n(its subsections, not read here: {named})")
     # the section by its heading alone is still the whole section
     whole = _read(kb, f"{citation.split(':')[0]} § {citation.rsplit('§ ', 1)[1]}")
     assert whole["intro"] is False and subsections[-1] in str(whole["markdown"])

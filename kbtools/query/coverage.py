@@ -16,6 +16,7 @@ import numpy as np
 
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.index.reader import KbIndex
+from kbtools.index.tokenize import CJK
 from kbtools.query.digits import numeral_values
 from kbtools.query.expansion import NO_EXPANSION, Expansion
 from kbtools.query.fusion import Hit
@@ -102,8 +103,11 @@ class Coverage:
         if not terms or not terms <= set(self.matched(enclosing)):
             return False
         tok = self.index.bm25.tok
-        return terms.isdisjoint(tok(_below_heading(fine_text))) and \
-            terms <= set(tok(_below_heading(enclosing_text)))
+        fine_own, enclosing_own = _below_heading(fine_text), _below_heading(enclosing_text)
+        if not any(_CJK.search(t) for t in terms):  # Latin terms: the texts' Latin alone, as
+            # Chinese text gives no Latin token (and an English question loads no segmenter)
+            fine_own, enclosing_own = _CJK.sub(" ", fine_own), _CJK.sub(" ", enclosing_own)
+        return terms.isdisjoint(tok(fine_own)) and terms <= set(tok(enclosing_own))
 
     def line_share(self, lines: Sequence[str], hits: Sequence[Hit]) -> float:
         """The largest share of one line's idf weight (a term the index never saw weighing
@@ -151,6 +155,7 @@ def value_terms(question: str, unknown: Sequence[str]) -> set[str]:
 # numbers alone: a log line's timestamp is in every log a knowledge quotes).
 LINE_TERMS = 3
 _WORD = re.compile(r"[^\W\d_]")
+_CJK = re.compile(f"[{CJK}]")
 
 
 def _below_heading(embed_text: str) -> str:
